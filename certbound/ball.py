@@ -1,0 +1,294 @@
+"""The one place that knows Arb: exact conversions, outward rounding, JSON form.
+
+Every certified number in certbound is an ``flint.arb`` ball. This module
+turns floats into balls *exactly* (every binary64 value is a dyadic rational
+that Arb represents without error), turns balls back into floats and decimal
+strings rounded *outward* (lower ends down, upper ends up), and gives the JSON
+form ``{"lower", "upper", "mid", "exact"}`` used by every report.
+
+Rounding arguments (see ``proofs/enclosure.md`` §5):
+
+* ``arb(float)`` is exact (``arb_set_d``); a numpy array goes entry by entry.
+* An endpoint of a ball is an exact dyadic ``m·2^e`` (``arb.lower()`` and
+  ``arb.upper()`` return exact balls, with radius 0, that lie outside the
+  ball's interval or on its boundary).
+* Decimal strings and floats are produced from that exact dyadic with integer
+  arithmetic and explicit directed rounding, never through ``float()`` on an
+  inexact value.
+
+Examples
+--------
+>>> from flint import arb
+>>> x = arb(1) / 3
+>>> decimal_lower(x, 5), decimal_upper(x, 5)
+('0.33333', '0.33334')
+>>> float_lower(x) <= 1 / 3 <= float_upper(x)
+True
+>>> arb_from_float(0.1).is_exact()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import decimal
+import math
+from fractions import Fraction
+from typing import Any, Iterator
+
+import numpy as np
+from flint import arb, ctx
+
+__all__ = [
+    "DEFAULT_PREC",
+    "working_precision",
+    "arb_from_float",
+    "arbs_from_array",
+    "exact_fraction",
+    "lower_fraction",
+    "upper_fraction",
+    "float_lower",
+    "float_upper",
+    "decimal_lower",
+    "decimal_upper",
+    "ball_to_json",
+    "ball_from_json",
+    "nonnegative_interval",
+    "trivial_nonnegative",
+    "arb_max",
+    "arb_sum",
+]
+
+#: Working precision (bits) for scalar Arb work. Any precision is *sound* (Arb
+#: balls are rigorous at every precision); this one keeps widths far below the
+#: float64 inputs' own resolution.
+DEFAULT_PREC = 128
+
+
+@contextlib.contextmanager
+def working_precision(bits: int = DEFAULT_PREC) -> Iterator[int]:
+    """Temporarily set Arb's working precision (restored on exit).
+
+    >>> with working_precision(200) as p:
+    ...     p
+    200
+    """
+    old = ctx.prec
+    ctx.prec = max(int(bits), 2)
+    try:
+        yield ctx.prec
+    finally:
+        ctx.prec = old
+
+
+def arb_from_float(x: float) -> arb:
+    """The float ``x`` as an exact Arb ball (radius 0).
+
+    Raises ``ValueError`` for NaN; infinities become the exact infinite arb.
+
+    >>> arb_from_float(0.5)
+    0.500000000000000
+    """
+    x = float(x)
+    if math.isnan(x):
+        raise ValueError("NaN cannot be converted to a certified ball")
+    if math.isinf(x):
+        return arb.pos_inf() if x > 0 else arb.neg_inf()
+    return arb(x)
+
+
+def arbs_from_array(a: Any) -> list[arb]:
+    """Exact Arb balls for every entry of a float array (flattened, C order)."""
+    return [arb_from_float(v) for v in np.asarray(a, dtype=np.float64).ravel()]
+
+
+def _dyadic(x: arb) -> Fraction:
+    """Exact value of an exact (radius-0) finite ball as a Fraction."""
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
+
+
+def exact_fraction(x: arb) -> Fraction:
+    """The exact rational value of a radius-0 finite ball.
+
+    >>> exact_fraction(arb_from_float(0.375))
+    Fraction(3, 8)
+    """
+    if not x.is_finite() or not x.is_exact():
+        raise ValueError(f"not an exact finite ball: {x}")
+    return _dyadic(x)
+
+
+def lower_fraction(x: arb) -> Fraction | None:
+    """Exact lower endpoint as a Fraction, ``None`` for −∞ (or NaN)."""
+    lo = x.lower()
+    if not lo.is_finite():
+        return None
+    return _dyadic(lo)
+
+
+def upper_fraction(x: arb) -> Fraction | None:
+    """Exact upper endpoint as a Fraction, ``None`` for +∞ (or NaN)."""
+    hi = x.upper()
+    if not hi.is_finite():
+        return None
+    return _dyadic(hi)
+
+
+def _float_down(q: Fraction) -> float:
+    """Largest binary64 value ≤ q (−inf if q is below the finite range)."""
+    try:
+        f = float(q)  # correctly rounded to nearest
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+    if Fraction(f) > q if math.isfinite(f) else f > 0:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def _float_up(q: Fraction) -> float:
+    """Smallest binary64 value ≥ q (+inf if q is above the finite range)."""
+    return -_float_down(-q)
+
+
+def float_lower(x: arb) -> float:
+    """A float ≤ every point of the ball (outward rounding).
+
+    >>> float_lower(arb(1) / 3) < 1 / 3
+    True
+    """
+    q = lower_fraction(x)
+    return -math.inf if q is None else _float_down(q)
+
+
+def float_upper(x: arb) -> float:
+    """A float ≥ every point of the ball (outward rounding).
+
+    >>> float_upper(arb(2).sqrt()) >= math.sqrt(2)
+    True
+    """
+    q = upper_fraction(x)
+    return math.inf if q is None else _float_up(q)
+
+
+def _decimal_round(q: Fraction, digits: int, rounding: str) -> str:
+    if q == 0:
+        return "0"
+    # Exact decimal of the dyadic q: numerator/denominator with denominator 2^k.
+    num, den = q.numerator, q.denominator
+    k = den.bit_length() - 1
+    assert den == 1 << k
+    exact = decimal.Decimal(num * 5**k).scaleb(-k, decimal.Context(prec=10**6))
+    c = decimal.Context(prec=max(int(digits), 1), rounding=rounding, Emax=10**9, Emin=-(10**9))
+    out = c.plus(exact)
+    s = format(out, "g") if abs(out.adjusted()) < 16 else format(out, "e")
+    # Make exponents readable: 1.2E+5 -> 1.2e+5.
+    return s.replace("E", "e")
+
+
+def decimal_lower(x: arb, digits: int = 17) -> str:
+    """Decimal string ≤ the ball's lower end, ``digits`` significant digits.
+
+    Rounded toward −∞, so it never lies inside the true value's range from
+    below. ``"-inf"`` if the ball is unbounded below.
+
+    >>> decimal_lower(arb_from_float(2.5) / 3, 3)
+    '0.833'
+    """
+    q = lower_fraction(x)
+    return "-inf" if q is None else _decimal_round(q, digits, decimal.ROUND_FLOOR)
+
+
+def decimal_upper(x: arb, digits: int = 17) -> str:
+    """Decimal string ≥ the ball's upper end, ``digits`` significant digits.
+
+    Rounded toward +∞; ``"inf"`` if the ball is unbounded above.
+
+    >>> decimal_upper(arb_from_float(2.5) / 3, 3)
+    '0.834'
+    """
+    q = upper_fraction(x)
+    return "inf" if q is None else _decimal_round(q, digits, decimal.ROUND_CEILING)
+
+
+def _dyadic_str(q: Fraction | None, inf: str) -> str:
+    if q is None:
+        return inf
+    den = q.denominator
+    k = den.bit_length() - 1
+    return f"{q.numerator}*2^{-k}" if k else f"{q.numerator}"
+
+
+def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
+    """The certified-quantity JSON form used by every report.
+
+    ``lower``/``upper`` are decimal strings rounded outward; ``mid`` is a float
+    for convenience (not certified); ``exact`` gives both endpoints exactly as
+    ``"m*2^e"`` (or ``"m"``) strings, ``"-inf"``/``"inf"`` when unbounded.
+
+    >>> ball_to_json(arb_from_float(0.25))["exact"]
+    {'lower': '1*2^-2', 'upper': '1*2^-2'}
+    """
+    mid = float(x.mid()) if x.is_finite() else math.nan
+    return {
+        "lower": decimal_lower(x, digits),
+        "upper": decimal_upper(x, digits),
+        "mid": mid if math.isfinite(mid) else None,
+        "exact": {
+            "lower": _dyadic_str(lower_fraction(x), "-inf"),
+            "upper": _dyadic_str(upper_fraction(x), "inf"),
+        },
+    }
+
+
+def _parse_dyadic(s: str) -> arb:
+    if s in ("inf", "-inf"):
+        return arb.pos_inf() if s == "inf" else arb.neg_inf()
+    if "*2^" in s:
+        m, e = s.split("*2^")
+        return arb(int(m)) * arb(2) ** int(e)  # exact: powers of two scale exactly
+    return arb(int(s))
+
+
+def ball_from_json(d: dict[str, Any]) -> arb:
+    """Rebuild a ball containing the interval of a :func:`ball_to_json` dict.
+
+    >>> x = arb(1) / 7
+    >>> y = ball_from_json(ball_to_json(x))
+    >>> y.contains(x)
+    True
+    """
+    with working_precision(max(ctx.prec, 4096)):
+        lo = _parse_dyadic(d["exact"]["lower"])
+        hi = _parse_dyadic(d["exact"]["upper"])
+        return lo.union(hi)
+
+
+def nonnegative_interval(lo: arb, hi: arb) -> arb:
+    """A ball containing [max(lo, 0), hi] (both ends taken outward)."""
+    lo = lo.lower()
+    if not (lo > 0):
+        lo = arb(0)
+    return lo.union(hi.upper())
+
+
+def trivial_nonnegative() -> arb:
+    """The trivial valid enclosure [0, +∞] of a nonnegative quantity."""
+    return arb(0).union(arb.pos_inf())
+
+
+def arb_max(values: list[arb]) -> arb:
+    """A ball containing the maximum of the values (``arb(0)`` if empty)."""
+    out = None
+    for v in values:
+        out = v if out is None else out.max(v)
+    return arb(0) if out is None else out
+
+
+def arb_sum(values: Any) -> arb:
+    """Ball sum (each addition is rigorous in Arb)."""
+    s = arb(0)
+    for v in values:
+        s = s + v
+    return s
