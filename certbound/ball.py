@@ -149,7 +149,7 @@ def _float_down(q: Fraction) -> float:
 
 def _float_up(q: Fraction) -> float:
     """Smallest binary64 value ≥ q (+inf if q is above the finite range)."""
-    return -_float_down(-q)
+    return -_float_down(-q) + 0.0  # + 0.0 turns −0.0 into +0.0
 
 
 def float_lower(x: arb) -> float:

@@ -1,0 +1,67 @@
+"""The numeric kernel: certified singular values and derived quantities.
+
+Pure functions, no I/O, no torch: float arrays in, Arb balls out. Proofs in
+``proofs/enclosure.md`` (and ``proofs/enclosure-tight.md`` for tight mode).
+"""
+
+from certbound.enclose.product import enclose_singular_values_of_product
+from certbound.enclose.quantities import (
+    frobenius_norm,
+    norm_11,
+    norm_11_of_product,
+    norm_21,
+    norm_21_of_product,
+    nuclear_norm,
+    schatten_quantity,
+    spectral_norm,
+    stable_rank,
+)
+from certbound.enclose.rank import exact_rank, rank_lower_bound_modp
+from certbound.enclose.svd import (
+    MODES,
+    CertificateWarning,
+    RankBounds,
+    SingularValueEnclosure,
+    enclose_singular_values,
+)
+
+
+def certified_rank(W, exact: bool = True) -> RankBounds:
+    """Certified bounds on rank_ℚ(W) for a stored float matrix.
+
+    ``exact=True``: the exact rank (fraction-free elimination over ℤ);
+    ``exact=False``: ``[rank mod p, min(m, n)]`` — cheap, certified.
+
+    >>> import numpy as np
+    >>> certified_rank(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    RankBounds(lower=1, upper=1)
+    """
+    import numpy as np
+
+    W = np.asarray(W)
+    if exact:
+        r = exact_rank(W)
+        return RankBounds(r, r)
+    return RankBounds(rank_lower_bound_modp(W), min(W.shape))
+
+
+__all__ = [
+    "MODES",
+    "CertificateWarning",
+    "RankBounds",
+    "SingularValueEnclosure",
+    "certified_rank",
+    "enclose_singular_values",
+    "enclose_singular_values_of_product",
+    "exact_rank",
+    "frobenius_norm",
+    "norm_11",
+    "norm_11_of_product",
+    "norm_21",
+    "norm_21_of_product",
+    "nuclear_norm",
+    "rank_lower_bound_modp",
+    "schatten_quantity",
+    "spectral_norm",
+    "stable_rank",
+]

@@ -1,0 +1,90 @@
+"""Input checking and exact power-of-two scaling for the kernel.
+
+The certified object is the matrix *as stored*: every supported dtype
+(float16, bfloat16, float32, float64, integers up to 2⁵³) converts to float64
+exactly, and scaling by a power of two is exact unless it pushes entries into
+the subnormal range, in which case the perturbation is bounded explicitly
+(proofs/enclosure.md §5).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["as_exact_float64_matrix", "power_of_two_scaling"]
+
+
+def as_exact_float64_matrix(W: object, name: str = "W") -> np.ndarray:
+    """Return ``W`` as a C-contiguous float64 2-D array equal to it entry by entry.
+
+    Raises ``ValueError`` for non-2-D input, complex or non-numeric dtypes,
+    NaN or Inf entries, and integers that float64 cannot hold exactly.
+
+    >>> as_exact_float64_matrix([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    >>> as_exact_float64_matrix([[float("nan")]])
+    Traceback (most recent call last):
+    ...
+    ValueError: W: matrix has 1 NaN/Inf entries (first at (0, 0)); certbound only certifies finite matrices
+    """
+    a = np.asarray(W)
+    if a.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D matrix, got an array of shape {a.shape}")
+    if np.iscomplexobj(a):
+        raise ValueError(f"{name}: complex matrices are not supported")
+    kind = a.dtype.kind
+    if kind == "b":
+        a = a.astype(np.float64)
+    elif kind in "iu":
+        f = a.astype(np.float64)
+        if not np.array_equal(f.astype(a.dtype), a) or (a.size and np.max(np.abs(f)) > 2.0**53):
+            raise ValueError(f"{name}: integer entries too large to be represented exactly in float64")
+        a = f
+    elif kind == "f" or a.dtype.name == "bfloat16":
+        # float16/32/64 (and ml_dtypes' bfloat16) widen to float64 exactly;
+        # float64 input is used as is (no copy).
+        a = np.asarray(a, dtype=np.float64)
+    else:
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name}: unsupported dtype {a.dtype}") from exc
+    if a.size and not np.isfinite(a).all():
+        bad = np.argwhere(~np.isfinite(a))
+        raise ValueError(
+            f"{name}: matrix has {len(bad)} NaN/Inf entries (first at {tuple(int(i) for i in bad[0])}); "
+            "certbound only certifies finite matrices"
+        )
+    return np.ascontiguousarray(a)
+
+
+def power_of_two_scaling(W: np.ndarray) -> tuple[np.ndarray, int, bool]:
+    """Scale W by 2^k so that ``max|W·2^k| ∈ [1, 2)``.
+
+    Returns ``(Ws, k, exact)``; ``exact`` is False when scaling down rounded
+    some tiny entries (each then moved by at most 2⁻¹⁰⁷⁵ in scaled units).
+    A zero matrix returns ``k = 0``.
+
+    >>> Ws, k, exact = power_of_two_scaling(np.array([[3.0e200, 1.0]]))
+    >>> bool(1 <= abs(Ws).max() < 2), exact
+    (True, True)
+    """
+    if W.size == 0:
+        return W, 0, True
+    amax = float(np.max(np.abs(W)))
+    if amax == 0.0:
+        return W, 0, True
+    k = -(math.frexp(amax)[1] - 1)  # frexp: amax = f·2^e with f ∈ [1/2, 1)
+    if k == 0:
+        return W, 0, True
+    # Multiplying by a power of two is exact unless the result leaves the
+    # normal range; upward (k > 0) it cannot (max becomes < 2), downward only
+    # entries that become subnormal can round.
+    Ws = W * np.ldexp(1.0, k) if k >= -1022 else np.ldexp(W, k)
+    if k > 0:
+        return Ws, k, True
+    A = np.abs(W)
+    exact = not bool(np.any((A > 0) & (A < np.ldexp(1.0, -1022 - k))))
+    return Ws, k, exact

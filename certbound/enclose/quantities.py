@@ -1,0 +1,242 @@
+"""Certified derived quantities: norms, Schatten quantities, stable rank.
+
+Each function returns an Arb ball that contains the exact quantity of the
+stored matrix. Those computed from a :class:`SingularValueEnclosure` are
+monotone functions of the σᵢ evaluated on their enclosures
+(proofs/enclosure.md §8); the entrywise norms are computed from the matrix
+with the rounding bounds of :mod:`.fperror`.
+
+>>> import numpy as np
+>>> from certbound.enclose import enclose_singular_values
+>>> enc = enclose_singular_values(np.diag([3.0, 4.0]))
+>>> spectral_norm(enc).contains(4), frobenius_norm(enc).contains(5)
+(True, True)
+>>> schatten_quantity(enc, 0)   # certified rank interval
+2.00000000000000
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from flint import arb
+
+from certbound.ball import arb_from_float, arb_sum, working_precision
+from certbound.enclose import fperror
+from certbound.enclose._input import as_exact_float64_matrix
+from certbound.enclose.svd import SingularValueEnclosure
+
+__all__ = [
+    "spectral_norm",
+    "frobenius_norm",
+    "nuclear_norm",
+    "schatten_quantity",
+    "stable_rank",
+    "norm_21",
+    "norm_11",
+    "norm_21_of_product",
+    "norm_11_of_product",
+    "as_arb_exponent",
+]
+
+
+def as_arb_exponent(p: Any) -> arb:
+    """An exponent as an Arb ball: floats exactly, Fractions and decimal strings as tight balls.
+
+    >>> (as_arb_exponent("1/3") * 3).contains(1)
+    True
+    """
+    with working_precision():
+        if isinstance(p, arb):
+            return p
+        if isinstance(p, (int, np.integer)):
+            return arb(int(p))
+        if isinstance(p, str):
+            p = Fraction(p)  # exact decimal or ratio, never through a float
+        if isinstance(p, Fraction):
+            return arb(p.numerator) / p.denominator
+        return arb_from_float(float(p))
+
+
+def _pow_interval(x: arb, p: arb) -> arb:
+    """Ball containing ``{t^p : t ∈ x, t ≥ 0}`` for p > 0 (monotone in t)."""
+    lo, hi = x.lower(), x.upper()
+    if not hi.is_finite():
+        return arb(0).union(arb.pos_inf())
+    hi_p = hi ** p if hi > 0 else arb(0)
+    lo_p = lo ** p if lo > 0 else arb(0)
+    return lo_p.union(hi_p)
+
+
+def spectral_norm(enc: SingularValueEnclosure) -> arb:
+    """Ball containing ‖W‖₂ = σ₁ (0 for an empty matrix)."""
+    return enc.sigma[0] if enc.sigma else arb(0)
+
+
+def frobenius_norm(enc: SingularValueEnclosure) -> arb:
+    """Ball containing ‖W‖_F = (Σσᵢ²)^{1/2}."""
+    with working_precision():
+        return _nonneg(arb_sum(_pow_interval(s, arb(2)) for s in enc.sigma)).sqrt()
+
+
+def nuclear_norm(enc: SingularValueEnclosure) -> arb:
+    """Ball containing the nuclear norm Σσᵢ."""
+    with working_precision():
+        return arb_sum(_pow_interval(s, arb(1)) for s in enc.sigma)
+
+
+def _nonneg(x: arb) -> arb:
+    # Intersect with [0, ∞): the true value is a sum of squares.
+    lo = x.lower()
+    return (lo if lo > 0 else arb(0)).union(x.upper())
+
+
+def schatten_quantity(enc: SingularValueEnclosure, p: Any) -> arb:
+    """Ball containing ``S_p(W) = Σᵢ σᵢ^p`` (p ∈ (0, 2]) or rank(W) (p = 0).
+
+    At p = 0 the result is the certified rank interval ``[rank.lower,
+    rank.upper]`` (never a float "numerical rank"); for p > 0 the sum over
+    nonzero σᵢ, evaluated on the enclosures (t ↦ t^p is increasing).
+
+    >>> import numpy as np
+    >>> from certbound.enclose import enclose_singular_values
+    >>> enc = enclose_singular_values(np.diag([4.0, 1.0]))
+    >>> schatten_quantity(enc, 0.5).contains(3)
+    True
+    """
+    pa = as_arb_exponent(p)
+    with working_precision():
+        if pa == 0:
+            return arb(enc.rank.lower).union(arb(enc.rank.upper))
+        if not (pa > 0 and pa <= 2):
+            raise ValueError(f"Schatten index p must be 0 or in (0, 2], got {p!r}")
+        return arb_sum(_pow_interval(s, pa) for s in enc.sigma)
+
+
+def stable_rank(enc: SingularValueEnclosure) -> arb:
+    """Ball containing the stable rank ‖W‖_F² / ‖W‖₂² (0 for W = 0)."""
+    with working_precision():
+        s1 = spectral_norm(enc)
+        if s1.upper() == 0:
+            return arb(0)
+        f2 = arb_sum(_pow_interval(s, arb(2)) for s in enc.sigma)
+        lo1 = s1.lower()
+        if not lo1 > 0:
+            # σ₁ may be 0: stable rank ∈ [1, rank] (1 ≤ ‖W‖_F²/‖W‖₂² ≤ rank).
+            return arb(1).union(arb(max(enc.rank.upper, 1)))
+        out = f2 / (s1 * s1)
+        return arb(1).union(out) if out.lower() < 1 else out
+
+
+def _sqrt_interval(lo: arb, hi: arb) -> arb:
+    lo = lo if lo > 0 else arb(0)
+    return lo.sqrt().union(hi.sqrt())
+
+
+def _column_sumsq_bounds(M: np.ndarray, abs_err: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Float lower/upper bounds on the exact column sums of squares of a float matrix.
+
+    With ``v = fl(Σᵢ mᵢⱼ²)``: ``exact ≤ (v + 2kη)/(1−γ_k)`` and
+    ``exact ≥ (v − 2kη)/(1+γ_k)`` (proofs/enclosure.md §2, Lemma 2.2).
+    """
+    k = M.shape[0]
+    with np.errstate(over="ignore"):
+        v = np.einsum("ij,ij->j", M, M)
+    hi = fperror._inflate(v, k)
+    g = 2.0 * (k + 2) * fperror.UNIT_ROUNDOFF
+    lo = np.maximum((v - 2.0 * (k + 2) * fperror.ETA) * (1.0 - g) * (1.0 - 2.0**-52), 0.0)
+    return lo, hi
+
+
+def norm_21(W: Any) -> arb:
+    """Ball containing ``‖W‖_{2,1} = Σⱼ ‖W_{:,j}‖₂`` (sum of column norms).
+
+    Row-vector orientation as in the reference paper: columns of the array as
+    stored. Proof: proofs/enclosure.md §8.
+
+    >>> import numpy as np
+    >>> norm_21(np.array([[3.0, 0.0], [4.0, 1.0]])).contains(6)
+    True
+    """
+    W = as_exact_float64_matrix(W)
+    return _norm21_from_columns(W, None)
+
+
+def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None) -> arb:
+    if M.size == 0:
+        return arb(0)
+    lo, hi = _column_sumsq_bounds(M)
+    with working_precision():
+        total = arb(0)
+        for j in range(M.shape[1]):
+            c = _sqrt_interval(arb_from_float(lo[j]), arb_from_float(hi[j]))
+            if colerr is not None:
+                # Triangle inequality: the exact column norm is within ±colerr[j].
+                c = _nonneg(c + arb(0, float(colerr[j])))
+            total += c
+        return total
+
+
+def norm_11(W: Any) -> arb:
+    """Ball containing ``‖W‖_{1,1} = Σᵢⱼ |wᵢⱼ|``.
+
+    ``math.fsum`` returns the correctly rounded exact sum, so the ball is the
+    float result ± one ulp.
+
+    >>> import numpy as np
+    >>> norm_11(np.array([[0.5, -0.25], [0.125, 0.0]])).contains(arb(0.875))
+    True
+    """
+    import math
+
+    W = as_exact_float64_matrix(W)
+    s = math.fsum(np.abs(W).ravel().tolist())
+    lo, hi = math.nextafter(s, -math.inf), math.nextafter(s, math.inf)
+    with working_precision():
+        return arb_from_float(max(lo, 0.0)).union(arb_from_float(hi))
+
+
+def _formed_product_with_error(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``fl(A Bᵀ)`` and a float upper bound on the entrywise rounding error."""
+    d = A.shape[1]
+    P = A @ B.T
+    N = np.abs(A) @ np.abs(B).T  # nonnegative: exact ≤ inflate(N)
+    err = fperror._inflate(fperror._inflate(N, d) * (2.0 * (d + 2) * fperror.UNIT_ROUNDOFF), 1)
+    # γ_d ≤ (d+2)u; the factor-2 slack above also absorbs this addition's rounding.
+    err = err + 4.0 * (d + 2) * fperror.ETA
+    return P, err
+
+
+def norm_21_of_product(A: Any, B: Any) -> arb:
+    """Ball containing ``‖A Bᵀ‖_{2,1}`` for thin factors (product formed only in floats).
+
+    ``|fl(A Bᵀ) − A Bᵀ| ≤ γ_d |A||B|ᵀ + 2dη`` entrywise, so each column norm of
+    the exact product lies within the float column norm ± the norm of that
+    error column (triangle inequality). Proof: proofs/enclosure.md §8.
+    """
+    A = as_exact_float64_matrix(A, "A")
+    B = as_exact_float64_matrix(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape}")
+    P, err = _formed_product_with_error(A, B)
+    _, errn = _column_sumsq_bounds(err)
+    return _norm21_from_columns(P, np.sqrt(errn) * (1 + 2.0**-50))
+
+
+def norm_11_of_product(A: Any, B: Any) -> arb:
+    """Ball containing ``‖A Bᵀ‖_{1,1}`` (entrywise |·| sum of the exact product)."""
+    import math
+
+    A = as_exact_float64_matrix(A, "A")
+    B = as_exact_float64_matrix(B, "B")
+    P, err = _formed_product_with_error(A, B)
+    s = math.fsum(np.abs(P).ravel().tolist())
+    e = math.fsum(err.ravel().tolist())
+    with working_precision():
+        # fsum is correctly rounded: widen each by one ulp.
+        sv = arb_from_float(s).union(arb_from_float(math.nextafter(s, math.inf)))
+        sv = sv.union(arb_from_float(math.nextafter(s, -math.inf)))
+        ev = arb_from_float(math.nextafter(e, math.inf))
+        return _nonneg(sv + ev.union(-ev))
