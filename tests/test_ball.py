@@ -1,0 +1,71 @@
+"""Outward rounding of floats and decimal strings, checked with exact Fractions."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import arb
+from hypothesis import example, given, strategies as st
+
+from certbound.ball import (
+    arb_from_float,
+    ball_from_json,
+    ball_to_json,
+    decimal_lower,
+    decimal_upper,
+    exact_fraction,
+    float_lower,
+    float_upper,
+    lower_fraction,
+    upper_fraction,
+    working_precision,
+)
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(finite, st.integers(1, 25))
+@example(0.1, 1)
+@example(-0.0, 3)
+@example(5e-324, 2)
+@example(1.7976931348623157e308, 5)
+def test_decimal_strings_round_outward(x, digits):
+    b = arb_from_float(x)
+    assert exact_fraction(b) == Fraction(x)
+    lo, hi = decimal_lower(b, digits), decimal_upper(b, digits)
+    assert Fraction(lo) <= Fraction(x) <= Fraction(hi)
+    # Directed rounding to `digits` significant digits: never more than one unit away.
+    if x != 0:
+        unit = Fraction(10) ** (math.floor(math.log10(abs(x))) - digits + 1)
+        assert Fraction(hi) - Fraction(lo) <= 2 * unit
+
+
+@given(st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**9), st.integers(1, 20))
+def test_balls_of_rationals_print_outward(q, digits):
+    with working_precision(64):
+        b = arb(q.numerator) / q.denominator
+    assert Fraction(decimal_lower(b, digits)) <= lower_fraction(b) <= q
+    assert q <= upper_fraction(b) <= Fraction(decimal_upper(b, digits))
+    assert Fraction(float_lower(b)) <= q <= Fraction(float_upper(b))
+
+
+def test_known_values():
+    third = arb(1) / 3
+    assert decimal_lower(third, 3) == "0.333" and decimal_upper(third, 3) == "0.334"
+    assert decimal_lower(-third, 3) == "-0.334" and decimal_upper(-third, 3) == "-0.333"
+    # The float 1e300 is 1.0000000000000000525…e300: rounding its multiple up must show it.
+    assert decimal_upper(arb_from_float(1e300) * 7, 2) == "7.1e+300"
+    assert decimal_lower(arb_from_float(1e300) * 7, 2) == "7.0e+300"
+    assert decimal_upper(arb_from_float(0.5), 2) == "0.5"
+    assert float_upper(arb(0)) == 0.0 and math.copysign(1, float_upper(arb(0))) == 1
+
+
+def test_infinite_and_json_round_trip():
+    inf_ball = arb(0).union(arb.pos_inf())
+    assert decimal_upper(inf_ball) == "inf" and float_upper(inf_ball) == math.inf
+    with working_precision(200):
+        x = arb(2).sqrt()
+    js = ball_to_json(x)
+    assert Fraction(js["lower"]) <= lower_fraction(x) and upper_fraction(x) <= Fraction(js["upper"])
+    assert ball_from_json(js).contains(x)
