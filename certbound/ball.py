@@ -120,20 +120,25 @@ def exact_fraction(x: arb) -> Fraction:
     return _dyadic(x)
 
 
-def lower_fraction(x: arb) -> Fraction | None:
-    """Exact lower endpoint as a Fraction, ``None`` for −∞ (or NaN)."""
-    lo = x.lower()
-    if not lo.is_finite():
+def _mid_rad(x: arb) -> tuple[Fraction, Fraction] | None:
+    # mid() and rad() are exact (a midpoint arf and a radius mag); computing the
+    # endpoints from them in Fractions avoids arb.lower()/upper() rounding the
+    # endpoint outward to the working precision.
+    if not x.is_finite():
         return None
-    return _dyadic(lo)
+    return _dyadic(x.mid()), _dyadic(x.rad())
+
+
+def lower_fraction(x: arb) -> Fraction | None:
+    """Exact lower endpoint (mid − rad) as a Fraction, ``None`` for −∞ (or NaN)."""
+    mr = _mid_rad(x)
+    return None if mr is None else mr[0] - mr[1]
 
 
 def upper_fraction(x: arb) -> Fraction | None:
-    """Exact upper endpoint as a Fraction, ``None`` for +∞ (or NaN)."""
-    hi = x.upper()
-    if not hi.is_finite():
-        return None
-    return _dyadic(hi)
+    """Exact upper endpoint (mid + rad) as a Fraction, ``None`` for +∞ (or NaN)."""
+    mr = _mid_rad(x)
+    return None if mr is None else mr[0] + mr[1]
 
 
 def _float_down(q: Fraction) -> float:
