@@ -157,14 +157,38 @@ def _float_up(q: Fraction) -> float:
     return -_float_down(-q) + 0.0  # + 0.0 turns −0.0 into +0.0
 
 
+def _float_endpoint(x: arb, upper: bool) -> float:
+    """Outward-rounded float endpoint; fast path through a 53-bit Arb endpoint."""
+    if x.is_zero():
+        return 0.0
+    if not x.is_finite():
+        return math.inf if upper else -math.inf
+    # arb.lower()/upper() at 53 bits round the endpoint outward to a 53-bit
+    # dyadic; ldexp of its mantissa is then exact unless the exponent leaves
+    # the normal range, where we take the exact Fraction path instead.
+    with working_precision(53):
+        end = x.upper() if upper else x.lower()
+    man, exp = (int(v) for v in end.man_exp())
+    try:
+        f = math.ldexp(man, exp)
+        exact = man == 0 or abs(f) >= 2.0**-1022
+    except OverflowError:
+        if (man > 0) == upper:  # outward is toward the infinity of the same sign
+            return math.inf if upper else -math.inf
+        exact = False
+    if not exact:
+        q = upper_fraction(x) if upper else lower_fraction(x)
+        return _float_up(q) if upper else _float_down(q)
+    return f + 0.0
+
+
 def float_lower(x: arb) -> float:
     """A float ≤ every point of the ball (outward rounding).
 
     >>> float_lower(arb(1) / 3) < 1 / 3
     True
     """
-    q = lower_fraction(x)
-    return -math.inf if q is None else _float_down(q)
+    return _float_endpoint(x, upper=False)
 
 
 def float_upper(x: arb) -> float:
@@ -173,8 +197,7 @@ def float_upper(x: arb) -> float:
     >>> float_upper(arb(2).sqrt()) >= math.sqrt(2)
     True
     """
-    q = upper_fraction(x)
-    return math.inf if q is None else _float_up(q)
+    return _float_endpoint(x, upper=True)
 
 
 def _decimal_round(q: Fraction, digits: int, rounding: str) -> str:
