@@ -70,3 +70,16 @@ def test_infinite_and_json_round_trip():
     js = ball_to_json(x)
     assert Fraction(js["lower"]) <= lower_fraction(x) and upper_fraction(x) <= Fraction(js["upper"])
     assert ball_from_json(js).contains(x)
+
+
+@given(st.fractions(min_value=-4, max_value=4, max_denominator=10**6), st.integers(-1120, 1100))
+@example(Fraction(3, 7), -1074)
+@example(Fraction(-3, 7), 1023)
+def test_float_endpoints_outward_across_the_range(q, k):
+    with working_precision(80):
+        b = (arb(q.numerator) / q.denominator) * arb(2) ** k
+    lo, hi = float_lower(b), float_upper(b)
+    lf, uf = lower_fraction(b), upper_fraction(b)
+    assert math.isinf(lo) or Fraction(lo) <= lf
+    assert math.isinf(hi) or uf <= Fraction(hi)
+    assert not (math.isinf(lo) and lo > 0) and not (math.isinf(hi) and hi < 0)
