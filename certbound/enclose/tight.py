@@ -1,0 +1,612 @@
+"""Tight mode: near-exact residuals of the SVD certificate by error-free splitting.
+
+Theorem R (``proofs/enclosure.md`` §1) needs upper bounds on ``‖XᵀX − I‖₂``,
+``‖YᵀY − I‖₂`` and ``‖W − X diag(s) Yᵀ‖₂`` for the float matrices of a
+computed SVD. Fast mode (:mod:`.fperror`) bounds the rounding error of one
+BLAS product a priori (relative size ``γ_k ≈ k·2⁻⁵³`` of ``|X|ᵀ|X|``), which
+dominates the tiny true residuals. Here the products are computed
+*near-exactly* with ordinary float64 GEMM, following Ozaki, Ogita, Oishi and
+Rump (Numer. Algorithms 59, 2012):
+
+1. Each operand is split error-free, line by line (per row or per column,
+   whichever is *not* summed over), into parts ``A = A₁ + A₂ + T`` whose
+   entries are integer multiples of a per-line power of two ``unit`` with at
+   most ``b = ⌊(53 − log₂ k)/2⌋`` significant bits (k = inner dimension;
+   the second part's unit is the first one's times 2⁻ᵇ); then every
+   partial sum of ``A_p B_q`` is an integer multiple of ``unit_A·unit_B``
+   below ``2⁵³·unit_A·unit_B``, so GEMM computes it **exactly**, in any
+   order, blockwise or not, with or without FMA (Lemmas T2, T3).
+2. The three leading products (those of size 1, 2⁻ᵇ, 2⁻ᵇ relative to the
+   result) are exact; the remaining ones are of relative size ≤ 2⁻²ᵇ ≈ 2⁻⁴⁰
+   and computed by plain GEMM, whose a-priori error ``γ_k|A||B|`` is then
+   ≈ 2⁻⁸⁰ relative: negligible (Lemma T1).
+3. ``diag(s)`` is handled exactly: ``Y diag(s) = Z_hi + Z_lo`` by Dekker's
+   TwoProduct (Ogita–Rump–Oishi 2005), entry by entry (Lemma T4).
+4. The terms are added with plain float subtractions in decreasing order of
+   size; each addition's rounding error is at most ``u`` times its computed
+   result, which is already ≈ 2⁻²¹ of the data after the first step (Lemma T5).
+5. The spectral norm of the small computed matrix ``F`` is bounded by repeated
+   Gram squaring, ``‖F‖₂ ≤ ‖FFᵀ‖₂^{1/2} ≤ … ≤ ‖G_L‖_F^{1/2^L}``, each Gram
+   product done in float with its a-priori error added (Lemma T6); this is
+   within a factor ``rank^{1/2^{L+1}}`` (≤ 1.6 for L = 3) of ‖F‖₂, unlike the
+   Frobenius norm's ``√rank``.
+
+The work is done in blocks of rows (about 2¹⁹ entries per buffer, reused),
+because first-touch page faults of fresh large temporaries cost more than
+the arithmetic on some virtual machines; blocking changes only the
+summation order, which every lemma allows.
+
+Every scalar step is done in Arb; floats only ever appear as exact data or as
+values whose error is bounded in the proof. Floating-point model (proofs/
+enclosure-tight.md §1): IEEE 754 binary64, round to nearest even, gradual
+underflow, any summation order and blocking in BLAS, with or without FMA,
+no Strassen-type or reduced-precision GEMM (OpenBLAS ``dgemm``/``dsyrk`` are
+classical); numpy element-wise operations are single correctly rounded
+operations (no contraction into FMA).
+
+Inputs must be finite with ``max|entry| ≤ 2²⁵⁶`` (scale by a power of two
+first, as :func:`certbound.enclose.svd.enclose_singular_values` does). Lines of
+an operand whose splitting unit would fall below ``2⁻⁵³⁷`` (tiny entries) are
+left in the float remainder, so products of units never underflow; their
+underflow is covered by the ``η = 2⁻¹⁰⁷⁴`` slack of the a-priori bounds.
+
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(1)
+>>> W = rng.uniform(-1, 1, (30, 50))
+>>> X, s, Yt = np.linalg.svd(W, full_matrices=False)
+>>> alpha = gram_deviation_bound_tight(X)
+>>> e = residual_norm_bound_tight(W, X, s, Yt.T)
+>>> bool(alpha.upper() < 1e-13), bool(e.upper() < 1e-13)
+(True, True)
+>>> bool(gram_deviation_bound_tight(np.eye(3)[:, :2]).upper() < 1e-300)   # exactly orthonormal
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from flint import arb
+
+from certbound.ball import arb_from_float, working_precision
+from certbound.enclose.fperror import ETA, UNIT_ROUNDOFF, gamma
+
+__all__ = [
+    "gram_deviation_bound_tight",
+    "residual_norm_bound_tight",
+    "spectral_norm_upper",
+    "split_error_free",
+    "bits_per_part",
+    "MAX_ABS_ENTRY",
+]
+
+#: Largest entry magnitude accepted (keeps every intermediate far from overflow).
+MAX_ABS_ENTRY = 2.0**256
+
+# A part's unit is a power of two ≥ 2^_MIN_UNIT_EXP, so a product of two units
+# is ≥ 2⁻¹⁰⁷⁴ and exact products of parts never underflow (Lemma T3).
+_MIN_UNIT_EXP = -537
+
+# Dekker's TwoProduct is applied only where both factors are ≥ 2^_TP_MIN_EXP in
+# magnitude; then no intermediate of it is subnormal (Lemma T4).
+_TP_MIN_EXP = -450
+_VELTKAMP = 134217729.0  # 2²⁷ + 1
+
+# Rows per block: about this many entries per block buffer.
+_BLOCK_ENTRIES = 1 << 19
+
+_U = UNIT_ROUNDOFF
+
+
+# --------------------------------------------------------------------------
+# Arb helpers: rigorous upper bounds from float data — Lemma T1
+# --------------------------------------------------------------------------
+
+
+def _pow2(e: int) -> arb:
+    """The exact ball 2^e (constructed from mantissa and exponent, no rounding)."""
+    return arb((1, int(e)))
+
+
+def _abs_max(A: np.ndarray) -> float:
+    """max|A| without an |A| temporary (NaN if A has NaN)."""
+    return float(max(np.max(A), -np.min(A)))
+
+
+def _scale_pow2(A: np.ndarray, k: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``A·2^k`` by float multiplications with powers of two.
+
+    Multiplying by a power of two only changes exponents: upward (k > 0,
+    results ≤ 2 here) it is exact, also for subnormal inputs; downward each
+    result is exact unless it is subnormal, then off by ≤ η/2 per step — at
+    most two steps for |k| ≤ 2000, so ≤ η per entry in total (Lemma T1(c)).
+    ``out`` may be A itself (in place).
+    """
+    out = np.multiply(A, 1.0, out=out)
+    while k != 0:
+        step = max(-1000, min(k, 1000))
+        out *= 2.0**step
+        k -= step
+    return out
+
+
+def _sumsq_upper(M: np.ndarray) -> arb:
+    """Ball whose upper end bounds ``Σ m²`` over a float array (any layout, ≤ 2-D).
+
+    ``ŝ = fl(Σ m²)`` (a classical dot product: any order, FMA or not) satisfies
+    ``|ŝ − s| ≤ γ_N s + 2Nη`` (Lemma T1(a)), hence ``s ≤ (ŝ + 2Nη)/(1 − γ_N)``.
+    If ``ŝ`` is not in ``[2⁻⁶⁰⁰, 2⁶⁰⁰]`` (tiny data whose squares may underflow,
+    or overflow), M is first scaled by 2^k to ``max|M| ∈ [1, 2)`` so that the
+    slack stays relatively negligible (upward exact; downward each entry
+    moves by ≤ η, Lemma T1(c)); the result is the same bound for the scaled
+    matrix, rescaled exactly.
+    """
+    N = M.size
+    if N == 0:
+        return arb(0)
+    # einsum's own loop: unlike BLAS ddot it does not wake threads, which costs
+    # milliseconds on a loaded machine.
+    subs = "i,i->" if M.ndim == 1 else "ij,ij->"
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        s = float(np.einsum(subs, M, M))
+    kexp = 0
+    if not (2.0**-600 <= s <= 2.0**600):
+        amax = _abs_max(M)
+        if amax == 0.0:
+            return arb(0)
+        if not np.isfinite(amax):
+            return arb.pos_inf()
+        kexp = 1 - int(np.frexp(amax)[1])
+        s = float(np.einsum(subs, *(2 * [_scale_pow2(M, kexp)])))  # ≤ 4N: no overflow
+    with working_precision():
+        ss = (arb_from_float(s) + 2 * N * arb(ETA)) / (1 - gamma(N))
+        if kexp < 0:
+            ss = (ss.sqrt() + arb(N).sqrt() * arb(ETA)) ** 2
+        return ss * _pow2(-2 * kexp)
+
+
+def _frobenius_upper(M: np.ndarray) -> arb:
+    """Ball whose upper end bounds ``‖M‖_F`` of a float matrix (exact data)."""
+    with working_precision():
+        return _sumsq_upper(M).sqrt()
+
+
+def _gemm_error(A_fro: arb, B_fro: arb, k: int, m: int, n: int) -> arb:
+    """Bound on ``‖fl(AB) − AB‖₂`` for a float GEMM (A m×k, B k×n).
+
+    Entrywise ``|fl(AB) − AB| ≤ γ_k|A||B| + 2kη`` (Lemma T1(a)) and
+    ``‖|A||B|‖₂ ≤ ‖A‖_F‖B‖_F``, ``‖2kη·𝟙𝟙ᵀ‖₂ = 2kη√(mn)`` (Lemma T1(b)).
+    """
+    with working_precision():
+        return gamma(k) * A_fro * B_fro + 2 * k * arb(ETA) * arb(m * n).sqrt()
+
+
+def _sum_arb(values) -> arb:
+    s = arb(0)
+    for v in values:
+        s = s + v
+    return s
+
+
+def _validate(A: object, name: str, ndim: int = 2) -> np.ndarray:
+    a = np.asarray(A)
+    if a.ndim != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-D array, got shape {a.shape}")
+    if a.dtype.kind not in "fiub":
+        raise ValueError(f"{name}: unsupported dtype {a.dtype}")
+    f = np.asarray(a, dtype=np.float64)  # exact widening; layout kept (no transpose copy)
+    if a.dtype.kind in "iu" and not np.array_equal(f.astype(a.dtype), a):
+        raise ValueError(f"{name}: integer entries not exactly representable in float64")
+    if f.size:
+        amax = _abs_max(f)
+        if not np.isfinite(amax):
+            raise ValueError(f"{name}: NaN or Inf entries; only finite matrices can be certified")
+        if amax > MAX_ABS_ENTRY:
+            raise ValueError(
+                f"{name}: entries exceed 2^256 in magnitude; scale the inputs by a power of two first"
+            )
+    return f
+
+
+def _row_blocks(n: int, width: int):
+    """Slices covering range(n) in blocks of about _BLOCK_ENTRIES / width rows."""
+    step = max(1, min(n, _BLOCK_ENTRIES // max(width, 1)))
+    return [slice(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+# --------------------------------------------------------------------------
+# Error-free splitting (Ozaki et al. 2012) — Lemma T2, Corollary T2′
+# --------------------------------------------------------------------------
+
+
+def bits_per_part(k: int) -> int:
+    """Largest b with ``k·2^{2b} ≤ 2⁵³``: parts of ≤ b bits multiply exactly.
+
+    With inner dimension k, a sum of k products of two b-bit parts (relative
+    to per-line units) stays below ``2⁵³`` units, hence exact (Lemma T3).
+
+    >>> bits_per_part(768), bits_per_part(3072), bits_per_part(1)
+    (21, 20, 26)
+    """
+    if k < 1 or k > 2**51:
+        raise ValueError(f"inner dimension {k} outside [1, 2^51]")
+    b = 26
+    while k << (2 * b) > 1 << 53:
+        b -= 1
+    return b
+
+
+class _SplitParams:
+    """Per-line shifts σ₁ = 2^{μ+53−b}, σ₂ = 2^{μ−b+53−b} and masks (Corollary T2′).
+
+    ``amax`` holds each line's maximum |entry| (keepdims shape, so it
+    broadcasts against the matrix); ``μ`` comes from ``frexp`` (``amax < 2^μ``).
+    Level 1 is skipped (part 0, remainder = line) on zero lines and where the
+    unit ``2^{μ−b}`` would be < 2^-537; level 2 (unit ``2^{μ−2b}``) likewise.
+    """
+
+    def __init__(self, amax: np.ndarray, b: int) -> None:
+        _, mu = np.frexp(amax)
+        ok1 = (amax > 0) & (mu - b >= _MIN_UNIT_EXP)
+        ok2 = ok1 & (mu - 2 * b >= _MIN_UNIT_EXP)
+        self.sigma1 = np.ldexp(1.0, np.where(ok1, mu + 53 - b, 0))
+        self.sigma2 = np.ldexp(1.0, np.where(ok2, mu + 53 - 2 * b, 0))
+        self.bad1 = None if ok1.all() else ~ok1
+        self.bad2 = None if ok2.all() else ~ok2
+
+
+def _extract(A: np.ndarray, sigma: np.ndarray, bad: np.ndarray | None, P: np.ndarray, R: np.ndarray) -> None:
+    """ExtractScalar on every line: ``P = fl(fl(σ + A) − σ)``, ``R = fl(A − P)``.
+
+    Lemma T2: ``A = P + R`` exactly; P is a multiple of the line's unit with
+    ≤ b bits; ``|R| ≤ unit``. Masked lines (``bad``) get ``P = 0``, ``R = A``.
+    σ is explicitly broadcast: numpy's implicit broadcasting of ``+`` against
+    a column is several times slower.
+    """
+    s = np.broadcast_to(sigma, A.shape)
+    np.add(A, s, out=P)
+    np.subtract(P, s, out=P)  # two separately rounded numpy operations
+    if bad is not None:
+        np.multiply(P, np.broadcast_to(~bad, A.shape), out=P)  # exact: × 1 or × 0
+    np.subtract(A, P, out=R)  # exact (Lemma T2 (b)); equal to A on masked lines
+
+
+def split_error_free(
+    A: np.ndarray, axis: int, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split ``A = A₁ + A₂ + T`` exactly into two b-bit parts and a remainder.
+
+    ``axis`` is the axis along which each line's maximum is taken — the axis
+    summed over in the product (``axis=1`` for the rows of a left factor A in
+    ``A @ Bᵀ``, ``axis=0`` for the columns of X in ``XᵀX``); ``k`` is the
+    product's inner dimension and ``b = bits_per_part(k)``. Returns
+    ``(A₁, A₂, T, A')`` with ``A' = A − A₁ = A₂ + T`` (the first remainder).
+    Guarantees (Corollary T2′), with ``max|line| < 2^μ``: the split is exact;
+    ``A₁`` is a multiple of ``2^{μ−b}`` with ``|A₁| ≤ 2^μ``, ``A₂`` a multiple
+    of ``2^{μ−2b}`` with ``|A₂| ≤ 2^{μ−b}``, both units ≥ 2⁻⁵³⁷ (else the
+    part is 0 on that line); ``|A'| ≤ 2^{μ−b}``, ``|T| ≤ 2^{μ−2b}`` where split.
+
+    >>> A = np.array([[1/3, -2/7, 0.1]])
+    >>> A1, A2, T, Ap = split_error_free(A, axis=1, k=1000)
+    >>> bool(np.all(A1 + A2 + T == A)), bool(np.all(np.abs(T) <= 2.0**-42))
+    (True, True)
+    """
+    A = np.asarray(A, dtype=np.float64)
+    b = bits_per_part(k)
+    amax = np.maximum(np.max(A, axis=axis, keepdims=True), -np.min(A, axis=axis, keepdims=True))
+    sp = _SplitParams(amax, b)
+    A1, Ap, A2, T = (np.empty_like(A) for _ in range(4))
+    _extract(A, sp.sigma1, sp.bad1, A1, Ap)
+    _extract(Ap, sp.sigma2, sp.bad2, A2, T)
+    return A1, A2, T, Ap
+
+
+# --------------------------------------------------------------------------
+# Spectral norm of a computed float matrix — Lemma T6
+# --------------------------------------------------------------------------
+
+
+def spectral_norm_upper(F: np.ndarray, levels: int = 3) -> arb:
+    """Ball whose upper end bounds ``‖F‖₂`` for a float matrix F (exact data).
+
+    Gram squaring (proofs/enclosure-tight.md, Lemma T6): with ``G₀ = F``
+    (oriented so the Gram matrix is the smaller one), ``G₁ = fl(G₀G₀ᵀ)`` and
+    ``G_{j+1} = fl(G_jᵀG_j)``,
+
+        ‖G_j‖₂² ≤ ‖G_{j+1}‖₂ + γ_k‖G_j‖_F² + 2k·a·η,     ‖G_L‖₂ ≤ ‖G_L‖_F,
+
+    where k is the product's inner dimension and a its output size; every
+    level may also stop at ``‖G_j‖₂ ≤ ‖G_j‖_F``. F is first scaled by an exact
+    power of two to ``max|F| ∈ [1, 2)`` (scaling down rounds at most ``η``
+    per entry, added as slack). The result is at most about
+    ``rank^{1/2^{L+1}}·‖F‖₂`` (≤ 1.6‖F‖₂ for rank ≤ 2000, L = 3).
+
+    >>> float(spectral_norm_upper(np.diag([3.0, 4.0])).upper()) >= 4.0
+    True
+    >>> abs(float(spectral_norm_upper(np.ones((5, 7))).upper()) - 35**0.5) < 1e-9
+    True
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim != 2:
+        raise ValueError(f"spectral_norm_upper: expected a 2-D matrix, got shape {F.shape}")
+    return _spectral_norm_upper(F, levels, overwrite=False)
+
+
+def _spectral_norm_upper(F: np.ndarray, levels: int = 3, overwrite: bool = False) -> arb:
+    """:func:`spectral_norm_upper`; with ``overwrite=True`` F is scaled in place."""
+    if F.size == 0:
+        return arb(0)
+    amax = _abs_max(F)
+    if not np.isfinite(amax):
+        return arb.pos_inf()
+    if amax == 0.0:
+        return arb(0)
+    kexp = 1 - int(np.frexp(amax)[1])  # max|F·2^kexp| ∈ [1, 2)
+    Fs = _scale_pow2(F, kexp, out=F if overwrite else None)
+    with working_precision():
+        # Scaling up is exact; scaling down may round subnormal results by ≤ η.
+        slack = arb(0) if kexp >= 0 else arb(F.size).sqrt() * arb(ETA)
+        if Fs.shape[0] > Fs.shape[1]:
+            Fs = Fs.T
+        a, k = Fs.shape
+        G = [Fs]
+        errs = []
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            for j in range(levels):
+                Gj = G[-1]
+                # numpy uses BLAS syrk for these patterns: a classical product.
+                Gn = Gj @ Gj.T if j == 0 else Gj.T @ Gj
+                if not np.isfinite(_abs_max(Gn)):
+                    break
+                inner = k if j == 0 else a
+                errs.append(gamma(inner) * _sumsq_upper(Gj) + 2 * inner * a * arb(ETA))
+                G.append(Gn)
+        # Unwind: bound_L = ‖G_L‖_F; bound_j = min(‖G_j‖_F, √(bound_{j+1} + err_j)).
+        bound = _frobenius_upper(G[-1])
+        for j in range(len(G) - 2, -1, -1):
+            via_gram = (bound + errs[j]).sqrt()
+            fro = _frobenius_upper(G[j])
+            bound = via_gram if via_gram.upper() < fro.upper() else fro
+        return (bound + slack) * _pow2(-kexp)
+
+
+# --------------------------------------------------------------------------
+# ‖XᵀX − I‖₂ — proofs/enclosure-tight.md §3
+# --------------------------------------------------------------------------
+
+
+def _syrk_accumulate(A: np.ndarray, C: np.ndarray) -> None:
+    """Upper triangle of ``C += AᵀA`` by BLAS dsyrk, in place (C Fortran-ordered)."""
+    from scipy.linalg.blas import dsyrk
+
+    # A (h×r, C-ordered) is the Fortran-ordered r×h matrix Aᵀ: no copy.
+    out = dsyrk(1.0, A.T, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
+    if out is not C:  # scipy copied (unexpected layout): keep the result
+        C[...] = out
+
+
+def _symmetrize_upper(C: np.ndarray) -> np.ndarray:
+    """The symmetric matrix whose upper triangle is that of C (exact copies)."""
+    U = np.triu(C)
+    return U + np.triu(U, 1).T  # adds zeros only: exact
+
+
+def gram_deviation_bound_tight(X: np.ndarray) -> arb:
+    """Rigorous upper bound on ``‖XᵀX − I‖₂`` for a float64 m×r matrix X.
+
+    Returns a ball whose upper end ``B`` is the bound (use ``.upper()``; the
+    ball is a narrow enclosure of the computed bound, not of the norm).
+
+    Method (proofs/enclosure-tight.md §3, Theorem T-Gram): split X per column
+    (``X = X₁ + X₂ + T``, Corollary T2′, inner dimension m) and write
+    ``XᵀX = X₁ᵀX₁ + X₁ᵀX₂ + (X₁ᵀX₂)ᵀ + X₁ᵀT + (X₁ᵀT)ᵀ + X'ᵀX'`` with
+    ``X' = X − X₁``. The first two products are exact GEMMs (accumulated over
+    row blocks, still exact), the last two plain GEMMs with a-priori error.
+    The sum ``D̂`` is accumulated with float additions (each off by
+    ≤ u·|result|); then ``‖XᵀX − I‖₂ ≤ ‖D̂‖₂ + (GEMM errors) +
+    u·Σ‖partial sums‖_F`` with ``‖D̂‖₂`` from :func:`spectral_norm_upper`.
+
+    >>> bool(gram_deviation_bound_tight(np.array([[1.0], [1.0]])).upper() >= 1)
+    True
+    """
+    X = _validate(X, "X")
+    m, r = X.shape
+    if r == 0:
+        return arb(0)
+    if m == 0:
+        return arb(1)  # XᵀX − I = −I_r
+    b = bits_per_part(m)
+    # Lines are columns (the inner index is the row): global column maxima.
+    sp = _SplitParams(np.maximum(np.max(X, axis=0, keepdims=True), -np.min(X, axis=0, keepdims=True)), b)
+    # P₁₁ and V are symmetric: BLAS syrk accumulates their upper triangles in
+    # place (C := AᵀA + C, a classical evaluation: Lemmas T1, T3 apply).
+    P11, V = np.zeros((r, r), order="F"), np.zeros((r, r), order="F")
+    P12, Q, tmp = np.zeros((r, r)), np.zeros((r, r)), np.empty((r, r))
+    blocks = _row_blocks(m, r)
+    nb = blocks[0].stop - blocks[0].start
+    B1, Bp, B2, BT = (np.empty((nb, r)) for _ in range(4))
+    ss_X1, ss_T, ss_Xp = [], [], []
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for J in blocks:
+            h = J.stop - J.start
+            X1, Xp, X2, T = B1[:h], Bp[:h], B2[:h], BT[:h]
+            _extract(X[J], sp.sigma1, sp.bad1, X1, Xp)
+            _extract(Xp, sp.sigma2, sp.bad2, X2, T)
+            # Exact block products accumulate exactly (Lemma T3: every partial
+            # sum over any subset of rows is representable).
+            _syrk_accumulate(X1, P11)
+            P12 += np.matmul(X1.T, X2, out=tmp)
+            Q += np.matmul(X1.T, T, out=tmp)  # float: γ_m|X₁|ᵀ|T| + 2mη overall
+            _syrk_accumulate(Xp, V)  # float: γ_m|X'|ᵀ|X'| + 2mη overall
+            ss_X1.append(_sumsq_upper(X1))
+            ss_T.append(_sumsq_upper(T))
+            ss_Xp.append(_sumsq_upper(Xp))
+        P11, V = _symmetrize_upper(P11), _symmetrize_upper(V)
+        del B1, Bp, B2, BT
+        S = P11
+        S[np.diag_indices(r)] -= 1.0
+        fro_partials = [_frobenius_upper(S)]
+        for term in (P12, P12.T, Q, Q.T, V):
+            S += term
+            fro_partials.append(_frobenius_upper(S))
+    with working_precision():
+        add_err = _U * _sum_arb(fro_partials)
+        fX1, fT, fXp = (_sum_arb(ss).sqrt() for ss in (ss_X1, ss_T, ss_Xp))
+        gemm_err = 2 * _gemm_error(fX1, fT, m, r, r) + _gemm_error(fXp, fXp, m, r, r)
+        return _spectral_norm_upper(S, overwrite=True) + add_err + gemm_err
+
+
+# --------------------------------------------------------------------------
+# ‖W − X diag(s) Yᵀ‖₂ — proofs/enclosure-tight.md §4
+# --------------------------------------------------------------------------
+
+
+def _two_product(
+    a: np.ndarray, b: np.ndarray, p: np.ndarray, e: np.ndarray, w1: np.ndarray, w2: np.ndarray, w3: np.ndarray
+) -> np.ndarray | None:
+    """Dekker's TwoProduct of a (h×r) by a row b (r,) into ``p``, ``e``: ``a·b = p + e``.
+
+    Ogita–Rump–Oishi (2005), Algorithm 3.3 with Veltkamp's splitting; exact
+    when no intermediate underflows or overflows, which holds where both
+    factors are 0 or ≥ 2^{-450} in magnitude and ≤ 2^{256} (Lemma T4).
+    Elsewhere ``e`` is set to 0 and the entry is reported in the returned
+    boolean mask (None if there is none); the caller bounds
+    ``|a·b − p| ≤ u|p| + η/2`` there. ``w1, w2, w3`` are scratch buffers.
+    """
+    tiny = 2.0**_TP_MIN_EXP
+    c = b * _VELTKAMP
+    b1 = c - (c - b)
+    b2 = b - b1
+    bad_b = (b != 0) & (np.abs(b) < tiny)
+    # Explicit broadcasting: numpy's implicit row broadcasting is slower here.
+    B, B1, B2 = (np.broadcast_to(v, a.shape) for v in (b, b1, b2))
+    np.multiply(a, B, out=p)
+    # Veltkamp's split of a: a = a1 + a2 (26 + 26 bits).
+    a1 = np.multiply(a, _VELTKAMP, out=w1)
+    a2 = np.subtract(a1, a, out=w2)
+    np.subtract(a1, a2, out=a1)  # a1 = c − (c − a)
+    np.subtract(a, a1, out=a2)
+    # e = a2·b2 − (((p − a1·b1) − a2·b1) − a1·b2)
+    np.multiply(a1, B1, out=e)
+    np.subtract(p, e, out=e)
+    np.multiply(a2, B1, out=w3)
+    e -= w3
+    np.multiply(a1, B2, out=w3)
+    e -= w3
+    np.multiply(a2, B2, out=w3)
+    np.subtract(w3, e, out=e)
+    np.abs(a, out=w3)
+    bad_a = (w3 < tiny) & (w3 > 0)
+    if bad_b.any():
+        bad_a |= np.broadcast_to(bad_b, a.shape) & (w3 > 0)
+    if not bad_a.any():
+        return None
+    e[bad_a] = 0.0
+    return bad_a
+
+
+def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarray) -> arb:
+    """Rigorous upper bound on ``‖W − X diag(s) Yᵀ‖₂`` (W m×n, X m×r, s (r,), Y n×r).
+
+    Returns a ball whose upper end is the bound (use ``.upper()``).
+
+    Method (proofs/enclosure-tight.md §4, Theorem T-Res): W and s are first
+    scaled by one exact power of two (up only) so that the larger of
+    ``max|W|``, ``max|s|`` lies in [1, 2). ``Z = Y diag(s) = Z_hi + Z_lo``
+    by TwoProduct; X is split per row and ``Z_hi`` per row (inner dimension
+    r): ``X = X₁ + X₂ + T_x``, ``Z_hi = Z₁ + Z₂ + T_z``, and with
+    ``Z' = Z_hi − Z₁``, ``C = fl(T_z + Z_lo) = T_z + Z_lo − δ`` and
+    ``Z'' = fl(Z' + Z_lo) = Z' + Z_lo − δ₂``:
+
+        X Zᵀ = X₁Z₁ᵀ + X₁Z₂ᵀ + X₂Z₁ᵀ            (exact GEMMs)
+             + X₁Cᵀ + X₂Z''ᵀ + T_x Z_hiᵀ          (float GEMMs, relative size 2⁻²ᵇ)
+             + X₁δᵀ + X₂δ₂ᵀ + T_x Z_loᵀ           (bounded a priori)
+
+    ``R̂`` is ``W`` minus the six computed products, by float subtractions
+    (column block by column block of W, i.e. row block by row block of Y);
+    ``‖R‖₂ ≤ ‖R̂‖₂ + (all error terms)`` with ``‖R̂‖₂`` from
+    :func:`spectral_norm_upper`.
+
+    >>> W = np.array([[2.0, 0.0], [0.0, 1.0]])
+    >>> e = residual_norm_bound_tight(W, np.eye(2), np.array([2.0, 1.0 + 2**-40]), np.eye(2))
+    >>> bool(2.0**-40 <= e.upper() <= 2.0**-40 * (1 + 1e-9))
+    True
+    """
+    W = _validate(W, "W")
+    X = _validate(X, "X")
+    s = _validate(s, "s", ndim=1)
+    Y = _validate(Y, "Y")
+    m, n = W.shape
+    r = s.shape[0]
+    if X.shape != (m, r) or Y.shape != (n, r):
+        raise ValueError(
+            f"shape mismatch: W {W.shape}, X {X.shape}, s {s.shape}, Y {Y.shape}; "
+            "expected X (m, r), s (r,), Y (n, r)"
+        )
+    if m == 0 or n == 0:
+        return arb(0)
+    if r == 0:
+        return spectral_norm_upper(W)
+    # Exact upward scaling of W and s by 2^kexp: R scales by exactly 2^kexp.
+    big = max(_abs_max(W), _abs_max(s))
+    kexp = max(0, 1 - int(np.frexp(big)[1])) if big > 0 else 0
+    if kexp:
+        W = _scale_pow2(W, kexp)
+        s = _scale_pow2(s, kexp)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        X1, X2, Tx, Xp = split_error_free(X, axis=1, k=r)
+        b = bits_per_part(r)
+        S = np.empty((m, n))
+        blocks = _row_blocks(n, max(r, m))
+        nb = blocks[0].stop - blocks[0].start
+        Zhi_, Zlo_, Z1_, Zp_, Z2_, Tz_ = (np.empty((nb, r)) for _ in range(6))
+        prod_ = np.empty((m, nb))
+        ss = {key: [] for key in ("S0", "S1", "S2", "S3", "S4", "S5", "C", "Zpp", "Zhi", "Zlo", "inv")}
+        n_invalid = 0
+        for J in blocks:
+            h = J.stop - J.start
+            Zhi, Zlo, Z1, Zp, Z2, Tz = (buf[:h] for buf in (Zhi_, Zlo_, Z1_, Zp_, Z2_, Tz_))
+            prod = prod_[:, :h]
+            # Z1_, Z2_, Tz_ serve as TwoProduct scratch before they hold parts.
+            invalid = _two_product(Y[J], s, Zhi, Zlo, Z1, Z2, Tz)
+            if invalid is not None:
+                n_invalid += int(np.count_nonzero(invalid))
+                ss["inv"].append(_sumsq_upper(Zhi[invalid]))
+            # Lines are rows of Z_hi: each lies inside the block.
+            amax = np.maximum(np.max(Zhi, axis=1, keepdims=True), -np.min(Zhi, axis=1, keepdims=True))
+            sp = _SplitParams(amax, b)
+            _extract(Zhi, sp.sigma1, sp.bad1, Z1, Zp)
+            _extract(Zp, sp.sigma2, sp.bad2, Z2, Tz)
+            C = np.add(Tz, Zlo, out=Tz)  # rounded: δ = T_z + Z_lo − C, |δ| ≤ u|C|
+            Zpp = np.add(Zp, Zlo, out=Zp)  # Z'' = fl(Z' + Z_lo), |δ₂| ≤ u|Z''|
+            SJ = S[:, J]
+            np.matmul(X1, Z1.T, out=prod)  # exact (Lemma T3)
+            np.subtract(W[:, J], prod, out=SJ)  # largest terms first: results stay small
+            ss["S0"].append(_sumsq_upper(SJ))
+            for key, A_, B_ in (("S1", X1, Z2), ("S2", X2, Z1), ("S3", X1, C), ("S4", X2, Zpp), ("S5", Tx, Zhi)):
+                np.matmul(A_, B_.T, out=prod)  # exact for the first two (Lemma T3)
+                SJ -= prod
+                ss[key].append(_sumsq_upper(SJ))
+            ss["C"].append(_sumsq_upper(C))
+            ss["Zpp"].append(_sumsq_upper(Zpp))
+            ss["Zhi"].append(_sumsq_upper(Zhi))
+            ss["Zlo"].append(_sumsq_upper(Zlo))
+        del Zhi_, Zlo_, Z1_, Zp_, Z2_, Tz_, prod_
+    with working_precision():
+        fro = {key: _sum_arb(v).sqrt() for key, v in ss.items()}
+        add_err = _U * _sum_arb(fro[f"S{k}"] for k in range(6))
+        fX1, fX2, fTx = _frobenius_upper(X1), _frobenius_upper(X2), _frobenius_upper(Tx)
+        gemm_err = (
+            _gemm_error(fX1, fro["C"], r, m, n)
+            + _gemm_error(fX2, fro["Zpp"], r, m, n)
+            + _gemm_error(fTx, fro["Zhi"], r, m, n)
+        )
+        # X₁δᵀ (|δ| ≤ u|C|), X₂δ₂ᵀ (|δ₂| ≤ u|Z''|), T_x Z_loᵀ, and X·ΔZᵀ where
+        # |ΔZ| ≤ u|Z_hi| + η/2 on the entries TwoProduct was not applied to (Lemma T4).
+        apriori = _U * (fX1 * fro["C"] + fX2 * fro["Zpp"]) + fTx * fro["Zlo"]
+        if n_invalid:
+            dZ = _U * fro["inv"] + arb(n_invalid).sqrt() * arb(ETA) / 2
+            apriori = apriori + _frobenius_upper(X) * dZ
+        bound = _spectral_norm_upper(S, overwrite=True) + add_err + gemm_err + apriori
+        return bound * _pow2(-kexp)
