@@ -7,6 +7,11 @@ it with ``CERTBOUND_HYPOTHESIS_PROFILE=thorough pytest``.
 
 import os
 
+# One BLAS thread: the suite's matrices are small, and on a shared 2-core
+# machine threaded OpenBLAS made LAPACK calls 10-100x slower (measured).
+# Must be set before numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(

@@ -1,0 +1,191 @@
+"""Atomic output files: text, JSON and CSV.
+
+Every report file certbound writes goes through this module so that a failed
+or interrupted run never leaves a partial file behind: the content is written
+to a temporary file in the *same directory* (so the final rename stays on one
+file system), flushed and fsync'ed, and then moved over the target with
+:func:`os.replace`, which is atomic on POSIX and Windows. On any error the
+temporary file is removed and the target is untouched.
+
+Examples
+--------
+>>> import json, os, tempfile
+>>> d = tempfile.mkdtemp()
+>>> p = os.path.join(d, "out.json")
+>>> write_json(p, {"a": 1})
+>>> json.load(open(p))
+{'a': 1}
+>>> sorted(os.listdir(d))
+['out.json']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+from typing import IO, Any, Iterable, Iterator, Sequence
+
+__all__ = [
+    "atomic_open",
+    "atomic_write_text",
+    "atomic_write_bytes",
+    "write_json",
+    "json_text",
+    "write_csv",
+    "csv_text",
+]
+
+
+def _current_umask() -> int:
+    # os.umask can only be read by setting it; restore immediately.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8",
+                newline: str | None = None) -> Iterator[IO[Any]]:
+    """Open a temporary file that replaces ``path`` only if the block succeeds.
+
+    ``mode`` is ``"w"`` (text) or ``"wb"`` (bytes). The target directory must
+    exist (an ``OSError`` naming it is raised otherwise). The final file gets
+    the usual permissions ``0o666 & ~umask`` (a plain temporary file would be
+    private, ``0o600``).
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.txt")
+    >>> try:
+    ...     with atomic_open(p) as f:
+    ...         _ = f.write("partial")
+    ...         raise RuntimeError("boom")
+    ... except RuntimeError:
+    ...     pass
+    >>> os.path.exists(p), os.listdir(os.path.dirname(p))
+    (False, [])
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open: mode must be 'w' or 'wb', not {mode!r}")
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"cannot write {path}: it is a directory")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        if "b" in mode:
+            f: IO[Any] = os.fdopen(fd, mode)
+        else:
+            f = os.fdopen(fd, mode, encoding=encoding, newline=newline)
+        with f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically.
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.txt")
+    >>> atomic_write_text(p, "hello\\n")
+    >>> open(p).read()
+    'hello\\n'
+    """
+    with atomic_open(path, "w", newline="") as f:
+        f.write(text)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_open(path, "wb", encoding=None) as f:
+        f.write(data)
+
+
+def _check_finite(obj: Any, where: str = "$") -> None:
+    # json.dumps(allow_nan=False) also refuses NaN/inf, but without saying
+    # where; a report with a NaN is a bug upstream, so name the place.
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise ValueError(f"refusing to write non-finite number {obj!r} at {where} into JSON")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _check_finite(v, f"{where}.{k}")
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _check_finite(v, f"{where}[{i}]")
+
+
+def json_text(obj: Any, *, indent: int | None = 2) -> str:
+    """Strict JSON text (no NaN/Infinity, which JSON does not allow), newline-terminated.
+
+    Certified bounds that are infinite are written as the *strings*
+    ``"inf"``/``"-inf"`` by :func:`certbound.ball.ball_to_json`, never as floats.
+
+    >>> json_text({"x": [1, 2.5]}, indent=None)
+    '{"x": [1, 2.5]}\\n'
+    >>> json_text({"x": float("nan")})
+    Traceback (most recent call last):
+    ...
+    ValueError: refusing to write non-finite number nan at $.x into JSON
+    """
+    _check_finite(obj)
+    return json.dumps(obj, indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+def write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
+    """Serialise ``obj`` as strict JSON and write it to ``path`` atomically.
+
+    The text is produced completely *before* the file is touched, so a
+    serialisation error leaves no file behind.
+    """
+    atomic_write_text(path, json_text(obj, indent=indent))
+
+
+def csv_text(rows: Iterable[Sequence[Any] | dict[str, Any]], header: Sequence[str]) -> str:
+    """CSV text (RFC 4180, ``\\r\\n`` line ends) with a header line.
+
+    Rows are sequences in header order or dicts keyed by header names (a
+    missing key is an error, so a typo cannot silently produce an empty
+    column). ``None`` becomes an empty field.
+
+    >>> csv_text([[1, "a,b"], {"n": 2, "s": None}], ["n", "s"]).splitlines()
+    ['n,s', '1,"a,b"', '2,']
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    header = list(header)
+    w.writerow(header)
+    for i, row in enumerate(rows):
+        if isinstance(row, dict):
+            extra = set(row) - set(header)
+            if extra:
+                raise ValueError(f"CSV row {i} has columns not in the header: {sorted(extra)}")
+            try:
+                row = [row[h] for h in header]
+            except KeyError as exc:
+                raise ValueError(f"CSV row {i} lacks column {exc.args[0]!r}") from None
+        else:
+            row = list(row)
+            if len(row) != len(header):
+                raise ValueError(f"CSV row {i} has {len(row)} fields, header has {len(header)}")
+        w.writerow(["" if v is None else v for v in row])
+    return buf.getvalue()
+
+
+def write_csv(path: str | os.PathLike[str], rows: Iterable[Sequence[Any] | dict[str, Any]],
+              header: Sequence[str]) -> None:
+    """Write rows as CSV (see :func:`csv_text`) to ``path`` atomically."""
+    atomic_write_text(path, csv_text(rows, header))
