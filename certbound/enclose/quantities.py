@@ -165,18 +165,27 @@ def norm_21(W: Any) -> arb:
 
 
 def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None) -> arb:
+    """Ball for Σⱼ‖M_{:,j}‖₂ (± colerr[j] per column), vectorised.
+
+    Column sums of squares are bounded by Lemma 2.2; ``fl(√x)`` is correctly
+    rounded, and each further float step is one rounding, so multiplying by
+    ``1 ± 2⁻⁵⁰`` (≥ four units of roundoff) after every step keeps the bounds
+    directed; the final sums of nonnegative floats are finished in Arb
+    (proofs/enclosure.md §8).
+    """
     if M.size == 0:
         return arb(0)
     lo, hi = _column_sumsq_bounds(M)
+    up, down = 1.0 + 2.0**-50, 1.0 - 2.0**-50
+    with np.errstate(over="ignore"):
+        c_hi = np.sqrt(hi) * up
+        c_lo = np.sqrt(lo) * down
+        if colerr is not None:
+            # Triangle inequality: the exact column norm is within ±colerr[j].
+            c_hi = (c_hi + colerr * up) * up
+            c_lo = np.maximum((c_lo - colerr * up) * down, 0.0)
     with working_precision():
-        total = arb(0)
-        for j in range(M.shape[1]):
-            c = _sqrt_interval(arb_from_float(lo[j]), arb_from_float(hi[j]))
-            if colerr is not None:
-                # Triangle inequality: the exact column norm is within ±colerr[j].
-                c = _nonneg(c + arb(0, float(colerr[j])))
-            total += c
-        return total
+        return fperror.sum_nonneg_lower(c_lo).lower().union(fperror.sum_nonneg_upper(c_hi).upper())
 
 
 def norm_11(W: Any) -> arb:
