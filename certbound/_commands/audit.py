@@ -1,0 +1,77 @@
+"""``certbound audit CLAIMS``: certified verdicts on numerical claims.
+
+Exit code 0 if no claim is refuted, 1 if one is, 2 on input errors (a bad
+claims file, a missing model, or a claim that cannot be evaluated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+NAME = "audit"
+HELP = "check numerical claims (TOML claims file) with certified verdicts: confirmed / refuted / undecided"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("claims", metavar="CLAIMS", help="claims file (TOML; see `certbound audit --functions`)")
+    parser.add_argument("--json", metavar="FILE", help="write the full report as JSON ('-' for stdout)")
+    parser.add_argument("--markdown", metavar="FILE", help="write a Markdown referee report ('-' for stdout)")
+    parser.add_argument("--max-prec", type=int, default=1024, metavar="BITS",
+                        help="highest Arb working precision tried for undecided claims (default 1024)")
+    parser.add_argument("--max-mode", choices=("fast", "tight", "arb"), default="tight",
+                        help="most expensive singular-value certificate mode tried (default tight)")
+    parser.add_argument("--quiet", action="store_true", help="do not print the table")
+    parser.add_argument("--functions", action="store_true",
+                        help="list the functions and quantities allowed in expressions, then exit")
+
+
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    from certbound.report.writers import atomic_write_text
+
+    atomic_write_text(path, text)
+
+
+def _list_functions() -> str:
+    from certbound.audit import FUNCTIONS
+
+    lines = ["Operators: + - * / ^ (also − × · ÷ **), parentheses; constants pi, e; names from [constants].",
+             "Aggregates: sum/prod/min/max(EXPR for VAR in layers|heads|range(a, b) [for ...]).", ""]
+    for kind, title in (("scalar", "Scalar functions"), ("quantity", "Model quantities (keyword arguments)"),
+                        ("model", "Model sizes"), ("aggregate", "Aggregates")):
+        lines.append(f"{title}:")
+        for name, spec in sorted(FUNCTIONS.items()):
+            if spec.kind == kind:
+                lines.append(f"  {name:<22} {spec.doc}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from certbound.audit import audit_claims, exit_code, load_claims, report_json, report_markdown, report_table
+
+    if args.functions:
+        print(_list_functions())
+        return 0
+    if args.max_prec < 128:
+        raise ValueError(f"--max-prec must be at least 128, got {args.max_prec}")
+    cf = load_claims(args.claims)
+    try:
+        verdicts = audit_claims(cf, max_prec=args.max_prec, max_mode=args.max_mode)
+    finally:
+        cf.close()
+    settings = {"max_prec": args.max_prec, "max_mode": args.max_mode}
+    if args.json:
+        _write(args.json, json.dumps(report_json(cf, verdicts, settings), indent=2, ensure_ascii=False) + "\n")
+    if args.markdown:
+        _write(args.markdown, report_markdown(cf, verdicts))
+    if not args.quiet and args.json != "-" and args.markdown != "-":
+        sys.stdout.write(report_table(verdicts))
+    code = exit_code(verdicts)
+    if code == 2:
+        print("certbound audit: some claims could not be evaluated (status 'error')", file=sys.stderr)
+    return code

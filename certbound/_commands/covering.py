@@ -1,0 +1,159 @@
+"""``certbound covering W.npy --eps E --rows M``: Lemma A (explicit Theorem 4.1) for one stored matrix.
+
+Certifies the singular values of ``W`` (``a × b``, row-vector convention
+``x ↦ xW``) and, for each Schatten index ``p`` (``--p`` or the grid
+``{0, 1/m, …, 2}``), evaluates in Arb an upper bound on
+``ln N(𝒲, ε, d_U)`` for the smallest class of ``proofs/theory-covering.md`` §A
+that provably contains ``W``: ``rank ≤ r̄`` (``--rank``, default the certified
+rank upper bound), ``‖·‖₂ ≤ c`` (certified σ₁), ``S_p ≤ s`` (certified upper
+end of ``S_p``), over any ``M`` rows of norm ≤ ρ. The analysis parameters
+(τ, ε split, sphere-net δ) are float-optimised and then evaluated exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["NAME", "HELP", "add_arguments", "run", "covering_report"]
+
+NAME = "covering"
+HELP = "certified log covering number (Lemma A / Theorem 4.1) of the constraint class of one stored matrix"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("matrix", help="a .npy file holding a 2-D float array W (rows = inputs, x -> xW)")
+    parser.add_argument("--eps", required=True, metavar="E", help="accuracy ε > 0 (in d_U)")
+    parser.add_argument("--rows", required=True, metavar="M", help="number of rows M of U (e.g. n*T)")
+    parser.add_argument("--rho", default="1", metavar="R", help="bound on the row norms (input radius, default 1)")
+    parser.add_argument("--p", metavar="P,P,...", help="Schatten indices in [0, 2] (default: the grid with --p-grid-m)")
+    parser.add_argument("--p-grid-m", type=int, default=8, metavar="M", help="grid {0, 1/m, ..., 2} (default m = 8)")
+    parser.add_argument("--rank", type=int, metavar="R", help="architectural rank bound (default: certified rank)")
+    parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast")
+    parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
+
+
+def _num(text: str, what: str) -> Any:
+    try:
+        q = Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{what}: {text!r} is not a number") from None
+    return float(q) if Fraction(float(q)) == q else q
+
+
+def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fraction] | None = None,
+                    p_grid_m: int = 8, rank: int | None = None, mode: str = "fast", name: str = "W") -> dict:
+    """Certified Lemma A bounds for the classes containing ``W``; JSON-ready dict (Q = ball_to_json)."""
+    import numpy as np
+
+    from certbound.ball import DEFAULT_PREC, ball_to_json, decimal_upper, working_precision
+    from certbound.bounds import LinearMapClass, certified_spectrum, choose_cover, log_cover_linear_map, p_grid
+    from certbound.bounds._arbutil import as_arb
+    from certbound.bounds._covering import log_cover_tail_volume
+    from certbound.enclose import enclose_singular_values
+
+    W = np.asarray(W)
+    if W.ndim != 2 or W.size == 0:
+        raise ValueError(f"{name}: expected a non-empty 2-D array, got shape {W.shape}")
+    if not np.issubdtype(W.dtype, np.floating) and not np.issubdtype(W.dtype, np.integer):
+        raise ValueError(f"{name}: unsupported dtype {W.dtype}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError(f"{name}: the matrix contains NaN or Inf")
+    a, b = W.shape
+    enc = enclose_singular_values(W.astype(np.float64), mode=mode)
+    if not enc.certified:
+        raise ValueError(f"{name}: the singular-value certificate failed")
+    r_arch = rank if rank is not None else max(int(enc.rank.upper), 1)
+    if not 1 <= r_arch <= min(a, b):
+        raise ValueError(f"--rank must lie in [1, min(a, b)] = [1, {min(a, b)}]")
+    cs = certified_spectrum(enc, r_arch, name=name, trust_structural_rank=rank is not None)
+    with working_precision(DEFAULT_PREC):
+        c = cs.sigma1
+        if not bool(c > 0):
+            c = as_arb(2.0**-1074)  # W = 0: any positive radius is valid
+        e = as_arb(eps)
+        r = as_arb(rho)
+        results = []
+        for p in (ps if ps is not None else p_grid(p_grid_m)):
+            p = Fraction(p)
+            if not 0 <= p <= 2:
+                raise ValueError(f"--p: {p} is not in [0, 2]")
+            s = cs.schatten_upper(p)
+            cls = LinearMapClass(a, b, r_arch, p, s, c, int(rows))
+            from certbound.ball import float_lower
+
+            est, choice = choose_cover(cls, float_lower(e / r))
+            val = log_cover_linear_map(cls, e, choice, rho=r)
+            results.append({"p": str(p), "schatten_radius": ball_to_json(s), "log_covering_number": ball_to_json(val),
+                             "choice": choice.describe(), "_val": val})
+        from certbound.bounds._arbutil import upper_float
+
+        best = min(results, key=lambda d: upper_float(d["_val"]))
+        counting = log_cover_tail_volume(a, b, c, e / r)
+        out = {
+            "matrix": name,
+            "shape": [a, b],
+            "eps": str(eps),
+            "rows": int(rows),
+            "rho": str(rho),
+            "rank_bound": r_arch,
+            "rank_source": cs.rank_source if rank is None else "given (--rank)",
+            "spectral_radius": ball_to_json(c),
+            "parameter_counting": ball_to_json(counting),
+            "results": [{k: v for k, v in d.items() if k != "_val"} for d in results],
+            "best": {"p": best["p"], "log_covering_number": best["log_covering_number"]},
+            "statement": (f"ln N(class, eps, d_U) <= log_covering_number for the class {{rank <= {r_arch}, "
+                          f"||.||_2 <= spectral_radius, S_p <= schatten_radius}} of {a}x{b} matrices (which "
+                          f"contains the stored W, certified), d_U = max over any {int(rows)} rows u with "
+                          f"||u|| <= rho of ||u(W - W')||_2 (proofs/theory-covering.md, Lemma A)"),
+        }
+        out["_best_text"] = decimal_upper(best["_val"], 6)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from certbound._commands.bound import parse_count
+    from certbound.report.writers import atomic_write_text, json_text
+
+    eps = _num(args.eps, "--eps")
+    if not eps > 0:
+        raise ValueError("--eps must be > 0")
+    rho = _num(args.rho, "--rho")
+    if not rho > 0:
+        raise ValueError("--rho must be > 0")
+    rows = parse_count(args.rows, "--rows")
+    ps = None
+    if args.p:
+        try:
+            ps = [Fraction(t.strip()) for t in args.p.split(",") if t.strip()]
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"--p: {args.p!r} is not a comma-separated list of numbers") from None
+    if args.p_grid_m < 1:
+        raise ValueError("--p-grid-m must be ≥ 1")
+    if args.json:
+        d = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(d):
+            raise OSError(f"--json: directory {d} does not exist")
+    try:
+        W = np.load(args.matrix, allow_pickle=False)
+    except ValueError as exc:
+        raise ValueError(f"{args.matrix}: not a plain .npy array ({exc})") from None
+    rep = covering_report(W, eps=eps, rows=rows, rho=rho, ps=ps, p_grid_m=args.p_grid_m, rank=args.rank,
+                          mode=args.spectrum_mode, name=args.matrix)
+    best_text = rep.pop("_best_text")
+    if args.json:
+        atomic_write_text(args.json, json_text(rep))
+    print(f"certbound covering — Lemma A for {args.matrix} ({rep['shape'][0]}x{rep['shape'][1]}), "
+          f"eps = {args.eps}, rows = {rows}, rho = {args.rho}")
+    print(f"class: rank <= {rep['rank_bound']} ({rep['rank_source']}), ||W||_2 <= {rep['spectral_radius']['upper']}")
+    print(f"{'p':>6} {'S_p radius':>14} {'ln N <=':>14}  choice")
+    for d in rep["results"]:
+        print(f"{d['p']:>6} {d['schatten_radius']['upper'][:12]:>14} {d['log_covering_number']['upper'][:12]:>14}  "
+              f"{d['choice']}")
+    print(f"best: p = {rep['best']['p']}, ln N <= {best_text}  (parameter counting: "
+          f"{rep['parameter_counting']['upper'][:12]})")
+    return 0

@@ -1,0 +1,809 @@
+"""Theorem 1 (fixed constraints) and Theorem 2 (post hoc) — the certified generalization bounds.
+
+``proofs/theory-theorems.md`` §T1, §T2 (spec §5, §6, recipe §7.1).
+
+Both return a :class:`BoundResult` whose ``bound`` is an Arb ball: its **upper
+endpoint** is a proven upper bound on ``|R(f) − R̂_S(f)|``, with probability
+≥ 1 − δ over the sample, for the Π-normalised network of
+:class:`~certbound.bounds._spec.TransformerSpec` carrying the given weights,
+under assumptions (A1)–(A3) listed in ``result.assumptions``.
+
+* :func:`theorem1_fixed_bound`: a configuration κ fixed *a priori*; the
+  trained weights are checked against it (certified).
+* :func:`theorem2_posthoc_bound`: fully post hoc. The Schatten index ``p_j`` of
+  each matrix is searched on ``𝒫_m`` with floats; the certified ``S_{p_j}``
+  and ``σ₁`` (upper endpoints of the enclosures) are rounded up onto the
+  a-priori peeling grids, the rounding **verified** in ball arithmetic; the
+  union-bound price ``ln(1/π(κ))`` enters the confidence term; everything
+  reported is re-evaluated in Arb at the selected parameters.
+
+Floats only *choose* (p, τ, splits, δ's, the cut-off α, the partition); any
+choice is valid (spec §6.5: they may depend on the sample and the weights),
+so the optimiser can make the bound loose but never wrong.
+
+Example (spec §7.3, Theorem 2 mode (ii); the spec prints 0.14647)
+-------------------------------------------------------------------
+>>> from fractions import Fraction as F
+>>> from certbound.bounds._spec import TransformerSpec
+>>> spec = TransformerSpec(2, 1, 4, 3, ffn_kind="single", qk_rank=2, activation="relu")
+>>> spectra = {(0, 0, "QK"): [0.5, 0.2, 0, 0], (0, 0, "VO"): [1, 0.5, 0.25, 0.1], (0, None, "M"): [1.2, 0.6, 0.3, 0.1],
+...            (1, 0, "QK"): [0.4, 0.1, 0, 0], (1, 0, "VO"): [0.8, 0.4, 0.2, 0.1], (1, None, "M"): [1, 0.5, 0.25, 0.1]}
+>>> p = {k: F(0) if k[2] == "QK" else F(1) if k[2] == "VO" else F(2) for k in spectra}
+>>> opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p)
+>>> res = theorem2_posthoc_bound(spec, spectra, 10**6, 0.05, readout_spectrum=1, options=opts)
+>>> round(float(res.log_inv_prior.mid()), 3), round(float(res.bound.mid()), 5)
+(48.513, 0.14647)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+from flint import arb
+
+from certbound.ball import ball_to_json, float_upper, upper_fraction
+from certbound.bounds._arbutil import prec, Number, as_arb, exact_dyadic, upper_float
+from certbound.bounds._covering import _float_log_cover
+from certbound.bounds._dudley import dudley_partition
+from certbound.bounds._grids import grid_round_up, p_grid, p_grid_m, two_sided_log_inv_prior
+from certbound.bounds._network_cover import (
+    READOUT_KEY,
+    MatrixConstraint,
+    NetworkConfiguration,
+    alloc_weights,
+)
+from certbound.bounds._spec import TransformerSpec
+
+__all__ = [
+    "BoundOptions",
+    "MatrixReport",
+    "BoundResult",
+    "theorem1_fixed_bound",
+    "theorem2_posthoc_bound",
+    "certified_spectrum",
+    "CertifiedSpectrum",
+]
+
+
+# ---------------------------------------------------------------------------
+# Options and results
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoundOptions:
+    """Analysis choices (free, may be post hoc) and a-priori grids (Theorem 2).
+
+    Analysis (any value is valid): ``cutoff`` α (``None``: float-chosen),
+    ``partition_ratio`` of the geometric Riemann partition, or an explicit
+    ``partition`` (exact rationals from α to ``B_ℒ/4``), ``allow_p0_tail`` (spec
+    §11 (c)), ``running_min`` (spec §11 (f)), ``fixed_p`` (force the index of
+    some matrices: key → Fraction on the grid), ``search_nodes``,
+    ``thorough_search`` (all candidate thresholds and sphere-net δ's at every
+    partition node; slower, slightly smaller numbers).
+
+    A priori (must not be tuned after seeing the weights, spec §6.5):
+    ``p_grid_m`` (default ``⌈L + ln N⌉``), Schatten peeling ``schatten_grid_base``
+    ``s₀`` and ``schatten_grid_steps`` ``ν_s``; spectral mode ``"posthoc"`` (mode (ii):
+    grid ``c₀ 2^{q/ν₂}``, ``spectral_grid_base``, ``spectral_grid_steps``; readout grid
+    ``readout_grid_base``, ``readout_grid_steps``) or ``"fixed"`` (mode (i):
+    ``spectral_constraints`` key → ``c_j``, checked against the weights).
+    ``trust_structural_rank``: accept ``rank ≤ d_head`` of the per-head
+    products as an architectural fact when the enclosure does not certify it.
+    """
+
+    cutoff: Optional[Number] = None
+    partition_ratio: float = 1.25
+    partition: Optional[Sequence[Fraction]] = None
+    allow_p0_tail: bool = True
+    running_min: bool = True
+    fixed_p: Optional[Mapping[tuple, Any]] = None
+    search_nodes: int = 12
+    thorough_search: bool = False
+    p_grid_m: Optional[int] = None
+    schatten_grid_base: Number = 1
+    schatten_grid_steps: int = 1
+    spectral_mode: str = "posthoc"
+    spectral_constraints: Optional[Mapping[tuple, Number]] = None
+    spectral_grid_base: Number = 1
+    spectral_grid_steps: int = 16
+    readout_grid_base: Number = 1
+    readout_grid_steps: int = 16
+    trust_structural_rank: bool = True
+
+
+@dataclass
+class MatrixReport:
+    """Per-matrix outcome: the constraint used, its certificate, prior price and share of 𝔇_n."""
+
+    layer: Optional[int]
+    head: Optional[int]
+    type: str
+    shape: tuple[int, int]
+    rank_arch: int
+    p: Fraction
+    schatten_radius: arb
+    spectral_radius: arb
+    contribution: arb
+    scale: arb
+    schatten_certified: Optional[arb] = None
+    spectral_certified: Optional[arb] = None
+    schatten_level: Optional[int] = None
+    spectral_level: Optional[int] = None
+    log_inv_prior: arb = field(default_factory=lambda: arb(0))
+
+    def to_json(self) -> dict:
+        """JSON form (Q = :func:`certbound.ball.ball_to_json`)."""
+        d = {
+            "layer": self.layer,
+            "head": self.head,
+            "type": self.type,
+            "p": float(self.p),
+            "p_exact": str(self.p),
+            "schatten_radius": ball_to_json(self.schatten_radius),
+            "spectral_radius": ball_to_json(self.spectral_radius),
+            "contribution": ball_to_json(self.contribution),
+            "shape": list(self.shape),
+            "rank_bound": self.rank_arch,
+            "scale": ball_to_json(self.scale),
+            "log_inv_prior": ball_to_json(self.log_inv_prior),
+            "schatten_level": self.schatten_level,
+            "spectral_level": self.spectral_level,
+        }
+        if self.schatten_certified is not None:
+            d["schatten_certified"] = ball_to_json(self.schatten_certified)
+        if self.spectral_certified is not None:
+            d["spectral_certified"] = ball_to_json(self.spectral_certified)
+        return d
+
+
+@dataclass
+class BoundResult:
+    """A certified generalization-gap bound and everything that went into it.
+
+    ``bound = 2·dudley + confidence_term``; ``confidence_term =
+    B_ℒ √((ln(2/δ) + log_inv_prior)/(2n))``. All Arb balls; upper endpoints
+    are the certified values. ``vacuous`` is True when the bound is not
+    provably below ``B_ℒ`` (the gap is trivially ≤ B_ℒ).
+    """
+
+    theorem: str
+    bound: arb
+    dudley: arb
+    confidence_term: arb
+    log_inv_prior: arb
+    n_samples: int
+    delta: float
+    loss_bound: arb
+    loss_lip: arb
+    cutoff: Fraction
+    partition: list
+    node_entropies: list
+    matrices: list
+    assumptions: dict
+    elapsed_seconds: float = 0.0
+
+    @property
+    def vacuous(self) -> bool:
+        """True unless ``bound < B_ℒ`` is proved."""
+        return not bool(self.bound < self.loss_bound)
+
+    def dominant_matrices(self, top: int = 5) -> list[MatrixReport]:
+        """The matrices with the largest contributions to 𝔇_n."""
+        return sorted(self.matrices, key=lambda m: -upper_float(m.contribution))[:top]
+
+    def summary(self) -> dict:
+        """What dominates: Dudley vs confidence/prior terms, and contributions by matrix type."""
+        by_type: dict = {}
+        for m in self.matrices:
+            by_type[m.type] = by_type.get(m.type, 0.0) + upper_float(m.contribution)
+        two_d = 2 * upper_float(self.dudley)
+        conf = upper_float(self.confidence_term)
+        return {
+            "twice_dudley_upper": two_d,
+            "confidence_term_upper": conf,
+            "dominant_term": "dudley" if two_d >= conf else "confidence",
+            "dudley_share_by_type": by_type,
+            "cutoff_is_top": self.cutoff == self.partition[-1],
+        }
+
+    def to_json(self) -> dict:
+        """The JSON form of issue 4: ``{"bound": Q, "dudley": Q, ...,"matrices": [...]}``."""
+        return {
+            "theorem": self.theorem,
+            "bound": ball_to_json(self.bound),
+            "dudley": ball_to_json(self.dudley),
+            "confidence_term": ball_to_json(self.confidence_term),
+            "log_inv_prior": ball_to_json(self.log_inv_prior),
+            "n": self.n_samples,
+            "delta": self.delta,
+            "loss_bound": ball_to_json(self.loss_bound),
+            "loss_lipschitz": ball_to_json(self.loss_lip),
+            "vacuous": self.vacuous,
+            "cutoff": ball_to_json(as_arb(self.cutoff)),
+            "partition_points": len(self.partition),
+            "summary": self.summary(),
+            "assumptions": self.assumptions,
+            "matrices": [m.to_json() for m in self.matrices],
+            "elapsed_seconds": self.elapsed_seconds,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Spectra
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class CertifiedSpectrum:
+    """Upper endpoints of a certified singular-value enclosure, cut to the rank bound.
+
+    ``upper``: exact balls ``σ_i^up`` (i < ``rank_upper``, zeros dropped),
+    ``sigma1``: certified ``σ₁`` upper end, ``rank_upper``: certified/structural
+    rank bound used, ``rank_source``: how it is known.
+    """
+
+    upper: list
+    upper_f: np.ndarray
+    sigma1: arb
+    rank_upper: int
+    rank_source: str
+
+    def schatten_upper(self, p: Fraction) -> arb:
+        """Upper bound on ``S_p = Σ σ_i^p`` (``p > 0``) in Arb; ``S_p`` is increasing in each ``σ_i``.
+
+        Only the first ``rank_upper`` values enter (spec §11 erratum 3: when
+        ``rank W ≤ r`` is known, ``S_p = Σ_{i≤r} σ_i^p`` exactly).
+        """
+        with prec():
+            if p == 0:
+                return arb(self.rank_upper)
+            pa = as_arb(Fraction(p))
+            tot = arb(0)
+            for u in self.upper:
+                tot += u * u if p == 2 else u**pa
+            return tot.upper()
+
+    def schatten_float(self, ps: np.ndarray) -> np.ndarray:
+        """Float ``S_p`` for an array of p (search only)."""
+        u = self.upper_f
+        if u.size == 0:
+            return np.zeros(len(ps))
+        with np.errstate(divide="ignore"):
+            lu = np.log(u)
+        return np.exp(np.asarray(ps)[:, None] * lu[None, :]).sum(axis=1)
+
+
+def certified_spectrum(obj: Any, rank_arch: int, *, name: str = "matrix", trust_structural_rank: bool = True) -> CertifiedSpectrum:
+    """Normalise a spectrum input: a ``SingularValueEnclosure`` (``.sigma``, ``.rank``) or a sequence of numbers.
+
+    Raises ``ValueError`` if the enclosure is not certified, or if its certified
+    rank lower bound exceeds the architectural bound (the weights contradict
+    the architecture).
+    """
+    rank_upper: Optional[int] = None
+    rank_lower = 0
+    source = "exact values"
+    if hasattr(obj, "sigma"):
+        if getattr(obj, "certified", True) is False:
+            raise ValueError(f"{name}: singular-value enclosure is not certified (trivial enclosure); cannot bound")
+        rk = getattr(obj, "rank", None)
+        if rk is not None:
+            rank_upper, rank_lower = int(rk.upper), int(rk.lower)
+            source = "certified enclosure rank bound"
+        else:
+            source = "enclosure (no rank certificate)"
+        up_attr = getattr(obj, "upper", None)
+        if isinstance(up_attr, np.ndarray) and up_attr.shape == (len(obj.sigma),):
+            # outward-rounded floats: each is an exact dyadic ≥ the singular value
+            upf = np.asarray(up_attr, dtype=np.float64)
+        else:
+            upf = np.array([upper_float(as_arb(s)) for s in obj.sigma], dtype=np.float64)
+        exact_input = False
+    else:
+        vals = [as_arb(s) for s in obj]
+        exact_input = all(v.is_exact() for v in vals)
+        upf = np.array([upper_float(v) for v in vals], dtype=np.float64)
+    if not np.all(np.isfinite(upf)):
+        raise ValueError(f"{name}: non-finite singular value enclosure")
+    if np.any(upf < 0):
+        raise ValueError(f"{name}: negative singular value bound")
+    upf = np.sort(upf)[::-1]
+    nonzero = int(np.count_nonzero(upf > 0))
+    if rank_upper is None:
+        # plain numbers: the values with upper end 0 are exactly 0, so the
+        # rank is at most the count of the others (exact inputs: equal to it)
+        rank_upper = nonzero
+        rank_lower = nonzero if exact_input else 0
+    if rank_lower > rank_arch:
+        raise ValueError(
+            f"{name}: certified rank ≥ {rank_lower} exceeds the architectural rank bound {rank_arch}"
+        )
+    if rank_upper > rank_arch:
+        if not trust_structural_rank:
+            raise ValueError(
+                f"{name}: rank ≤ {rank_arch} is not certified by the enclosure (rank upper bound {rank_upper}); "
+                "use the factored product enclosure or trust_structural_rank=True"
+            )
+        source = f"structural (architecture: rank ≤ {rank_arch})"
+    r = min(rank_upper, rank_arch)
+    # Sorted upper ends bound the sorted singular values (σ_(i) ≤ i-th largest upper end).
+    kept_f = upf[:r]
+    kept_f = kept_f[kept_f > 0]
+    with prec():
+        kept = [arb(float(u)) for u in kept_f]
+        sigma1 = arb(float(upf[0])) if upf.size else arb(0)
+    return CertifiedSpectrum(kept, kept_f, sigma1, r, source)
+
+
+def _lookup(spectra: Mapping, key: tuple) -> Any:
+    layer, head, typ = key
+    if key in spectra:
+        return spectra[key]
+    if head is None:
+        for k, v in spectra.items():
+            if len(k) == 3 and k[0] == layer and k[2] == typ:
+                return v
+    raise ValueError(f"no spectrum for matrix (layer={layer}, head={head}, type={typ!r})")
+
+
+# ---------------------------------------------------------------------------
+# Shared Dudley evaluation
+# ---------------------------------------------------------------------------
+
+
+def _float_net_entropy(net: NetworkConfiguration, etas: np.ndarray, allow_p0_tail: bool) -> np.ndarray:
+    """Float Ĥ_net at many η (search only), uniform weights."""
+    w = alloc_weights(net.J)
+    E = net.float_matrix_accuracies(etas, w)
+    tot = np.zeros(len(etas))
+    for j, cls in enumerate(net.classes):
+        best, _ = _float_log_cover(cls.n_in, cls.n_out, cls.rank_arch, cls.n_rows, float_upper(cls.c),
+                                   np.array([float(cls.schatten_p)]), np.array([float_upper(cls.s)]),
+                                   E[j][None, :], allow_p0_tail, quick=True)
+        tot += best[0]
+    return tot
+
+
+def _dudley_certified(
+    net: NetworkConfiguration,
+    loss_bound: arb,
+    loss_lip: arb,
+    options: BoundOptions,
+) -> tuple[arb, Fraction, list, list, list]:
+    """Certified 𝔇_n for a configuration: returns (𝔇, α, partition, node totals, per-matrix contributions)."""
+    n = net.n_samples
+    with prec():
+        # The last partition point may be any exact number ≥ B_ℒ/4 (integrating further only adds
+        # nonnegative terms; for α above B_ℒ/4 the bound 4α ≥ B_ℒ exceeds R̂ ≤ B_ℒ/2 trivially):
+        # use the exact upper endpoint of the ball B_ℒ/4 (= B_ℒ/4 itself when it is dyadic).
+        top = upper_fraction(loss_bound / 4)
+        if top is None or top <= 0:
+            raise ValueError("loss_bound must be a finite positive number")
+        if options.partition is not None:
+            part = [Fraction(x) if not isinstance(x, float) else exact_dyadic(x) for x in options.partition]
+            if part[-1] != top:
+                raise ValueError(f"the partition must end at B_L/4 = {float(top)}")
+            if any(b <= a for a, b in zip(part, part[1:])) or part[0] <= 0:
+                raise ValueError("the partition must be strictly increasing and positive")
+        else:
+            if options.cutoff is not None:
+                cut = options.cutoff
+                cut = exact_dyadic(cut) if isinstance(cut, float) else Fraction(cut)
+                if not (0 < cut <= top):
+                    raise ValueError(f"cutoff must lie in (0, B_L/4 = {float(top)}]")
+                part = dudley_partition(cut, top, options.partition_ratio)
+            else:
+                part = None
+        w = alloc_weights(net.J)
+        quick = not options.thorough_search
+        if part is None:
+            # One float pass on a geometric grid downward from the top (ratio as asked, down to
+            # 1e-9·B_ℒ/4): it chooses the cut-off α (largest region where Ĥ ≤ n/9, see
+            # dudley_cutoff) *and* the Lemma A parameters at the nodes kept.
+            topf, r = float(top), float(options.partition_ratio)
+            kmax = int(math.ceil(math.log(1e9) / math.log(r)))
+            grid = sorted({exact_dyadic(topf * r ** (-k)) for k in range(1, kmax + 1)} - {top})
+            grid = [g for g in grid if 0 < g < top]
+            ch_all, vals = net.choose_node_covers([float(e) / float_upper(loss_lip) for e in grid], w,
+                                                  allow_p0_tail=options.allow_p0_tail, quick=quick)
+            H = vals.sum(axis=0)
+            keep = len(grid)
+            for k in range(len(grid) - 1, -1, -1):
+                if H[k] <= n / 9.0:
+                    keep = k
+                else:
+                    break
+            part = grid[keep:] + [top]
+            choices = ch_all[keep:]
+        else:
+            choices = None
+        nodes = part[:-1]
+        if not nodes:
+            return 4 * as_arb(part[0]), part[0], part, [], [arb(0)] * net.J
+        etas = [as_arb(e) / loss_lip for e in nodes]
+        if choices is None:
+            etas_f = [float(e) / float_upper(loss_lip) for e in nodes]
+            choices, _ = net.choose_node_covers(etas_f, w, allow_p0_tail=options.allow_p0_tail, quick=quick)
+        totals, parts = [], []
+        from certbound.bounds._network_cover import _check_weights
+
+        _check_weights(w, net.J)
+        w_arb = [as_arb(x) for x in w]
+        for k, eta in enumerate(etas):
+            t, ps = net.log_cover_network(eta, w_arb, choices[k], allow_p0_tail=options.allow_p0_tail,
+                                          _weights_checked=True)
+            totals.append(t)
+            parts.append(ps)
+        # Lemma R with the running minimum (spec §11 (f)): node k uses the
+        # smallest upper bound among nodes k' ≤ k (valid: the true integrand
+        # is nonincreasing).
+        used, best_k, best_q = [], None, None
+        for k, t in enumerate(totals):
+            q = upper_fraction(t) if not t.is_nan() else None
+            if options.running_min and best_k is not None and (q is None or (best_q is not None and best_q <= q)):
+                used.append(best_k)
+            else:
+                best_k, best_q = k, q
+                used.append(k)
+        sq = [totals[u].upper().sqrt() if totals[u].is_finite() else arb.pos_inf() for u in used]
+        s = arb(0)
+        contrib = [arb(0)] * net.J
+        rootn = arb(int(n)).sqrt()
+        for k in range(len(nodes)):
+            de = as_arb(part[k + 1] - part[k])
+            s += de * sq[k]
+            u = used[k]
+            if totals[u].is_finite() and bool(totals[u] > 0):
+                for j in range(net.J):
+                    contrib[j] = contrib[j] + 12 * de * parts[u][j] / (totals[u].upper().sqrt() * rootn)
+        dud = 4 * as_arb(part[0]) + 12 * s / rootn
+        return dud, part[0], part, totals, contrib
+
+
+def _confidence(loss_bound: arb, delta: arb, log_inv_prior: arb, n: int) -> arb:
+    """``B_ℒ √((ln(2/δ) + ln(1/π))/(2n))`` (McDiarmid, two-sided; Theorem 1/2)."""
+    with prec():
+        return loss_bound * (((2 / delta).log() + log_inv_prior) / (2 * arb(int(n)))).sqrt()
+
+
+def _check_common(n_samples: Any, delta: Any, loss_bound: Any, loss_lip: Any) -> tuple[arb, arb, arb]:
+    if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    with prec():
+        d, bl, ll = as_arb(delta), as_arb(loss_bound), as_arb(loss_lip)
+    if not (bool(d > 0) and bool(d < 1)):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    if not bool(bl > 0):
+        raise ValueError(f"loss_bound must be > 0, got {loss_bound!r}")
+    if not bool(ll > 0):
+        raise ValueError(f"loss_lip must be > 0, got {loss_lip!r}")
+    return d, bl, ll
+
+
+def _base_assumptions(spec: TransformerSpec, loss_bound: arb, loss_lip: arb, readout_norm: arb) -> dict:
+    from certbound.ball import decimal_upper
+
+    a = spec.assumptions()
+    a.update(
+        {
+            "loss": "0 <= loss <= B_L and L_L-Lipschitz in the network output on [-C_w, C_w] (A2); Borel measurable",
+            "loss_bound": decimal_upper(loss_bound, 17),
+            "loss_lipschitz": decimal_upper(loss_lip, 17),
+            "readout_norm_upper": decimal_upper(readout_norm, 17),
+            "sample": "i.i.d. sample of size n; every token row of every input in the closed unit ball (A1)",
+            "certified_quantity": "|R(f) - R_hat_S(f)| of the Pi-surrogate network carrying these weights, "
+            "with probability >= 1 - delta over the sample",
+        }
+    )
+    return a
+
+
+# ---------------------------------------------------------------------------
+# Theorem 1
+# ---------------------------------------------------------------------------
+
+
+def theorem1_fixed_bound(
+    spec: TransformerSpec,
+    constraints: Mapping[tuple, MatrixConstraint],
+    n_samples: int,
+    delta: Number,
+    *,
+    readout_norm: Number = 1,
+    loss_bound: Number = 1,
+    loss_lip: Number = 1,
+    spectra: Optional[Mapping[tuple, Any]] = None,
+    options: Optional[BoundOptions] = None,
+) -> BoundResult:
+    """Theorem 1: ``|R(f) − R̂_S(f)| ≤ 2𝔇_n(κ) + B_ℒ√(ln(2/δ)/(2n))`` for all ``f ∈ ℱ(κ)``.
+
+    ``proofs/theory-theorems.md`` §T1 (spec §5). κ (``constraints``,
+    ``readout_norm``) must be fixed independently of the sample. If
+    ``spectra`` (certified enclosures) are given, the weights are checked to
+    satisfy κ (``σ₁ ≤ c_j``, ``S_{p_j} ≤ s_j`` or rank ≤ ``s_j`` proved in Arb);
+    a violation raises ``ValueError``. 𝔇_n uses Lemma B with uniform weights
+    and float-optimised Lemma A parameters, evaluated in Arb (Lemma R).
+    """
+    t0 = time.perf_counter()
+    options = options or BoundOptions()
+    d, bl, ll = _check_common(n_samples, delta, loss_bound, loss_lip)
+    with prec():
+        cw = as_arb(readout_norm)
+        net = NetworkConfiguration(spec, constraints, readout_norm=cw, n_samples=int(n_samples))
+        if spectra is not None:
+            for slot, cls in zip(net.slots, net.classes):
+                cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key),
+                                        trust_structural_rank=options.trust_structural_rank)
+                if not bool(cs.sigma1 <= cls.c):
+                    raise ValueError(f"{slot.key}: certified sigma_1 ≤ {float_upper(cs.sigma1):.6g} is not ≤ the "
+                                     f"constraint c = {float_upper(cls.c):.6g}")
+                sp = cs.schatten_upper(cls.schatten_p)
+                if not bool(sp <= cls.s):
+                    raise ValueError(f"{slot.key}: certified S_p (p={cls.schatten_p}) ≤ {float_upper(sp):.6g} is not "
+                                     f"≤ the constraint s = {float_upper(cls.s):.6g}")
+        dud, cut, part, totals, contrib = _dudley_certified(net, bl, ll, options)
+        lip = arb(0)
+        conf = _confidence(bl, d, lip, int(n_samples))
+        bound = 2 * dud + conf
+        mats = _matrix_reports(net, contrib, {}, {})
+        assumptions = _base_assumptions(spec, bl, ll, cw)
+        assumptions["configuration"] = "fixed a priori (Theorem 1); weights checked against it" if spectra is not None \
+            else "fixed a priori (Theorem 1); weights NOT checked (no spectra given)"
+        return BoundResult("Theorem 1 (fixed constraints)", bound, dud, conf, lip, int(n_samples), float(delta), bl, ll,
+                           cut, part, totals, mats, assumptions, time.perf_counter() - t0)
+
+
+def _matrix_reports(net: NetworkConfiguration, contrib: list, certs: dict, levels: dict) -> list[MatrixReport]:
+    out = []
+    keys = net.keys()
+    for j, cls in enumerate(net.classes):
+        key = keys[j]
+        layer, head, typ = key
+        sc, cc = certs.get(key, (None, None))
+        ks, qs, cost = levels.get(key, (None, None, arb(0)))
+        out.append(MatrixReport(layer, head, typ, (cls.n_in, cls.n_out), cls.rank_arch, cls.schatten_p, cls.s, cls.c,
+                                contrib[j], net.k_prime[j], sc, cc, ks, qs, cost))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Theorem 2
+# ---------------------------------------------------------------------------
+
+
+def theorem2_posthoc_bound(
+    spec: TransformerSpec,
+    spectra: Mapping[tuple, Any],
+    n_samples: int,
+    delta: Number,
+    *,
+    readout_norm: Number = 1,
+    readout_spectrum: Optional[Any] = None,
+    loss_bound: Number = 1,
+    loss_lip: Number = 1,
+    options: Optional[BoundOptions] = None,
+) -> BoundResult:
+    """Theorem 2 (post hoc): the certified bound for the trained weights with the best-found ``p`` per matrix.
+
+    ``proofs/theory-theorems.md`` §T2, §6.1–6.5 (spec §6; recipe §7.1).
+
+    Parameters
+    ----------
+    spec : TransformerSpec
+        Architecture (variant P/B, residual, L, H, N, d_ff, d_head, T) and the
+        constants ``c_sm``, ``L_φ``, ``φ₀``, ``φ₁``.
+    spectra : mapping
+        ``(layer, head, type) → SingularValueEnclosure`` (or a sequence of
+        numbers, taken as exact singular values), types ``"QK"``, ``"VO"``,
+        ``"M"`` (P) or ``"M_in"``, ``"M_out"`` (B); ``head`` is ignored for
+        the feed-forward types. Layers/heads 0-based.
+    n_samples, delta : int, number
+        Sample size ``n`` and confidence ``δ``.
+    readout_norm : number
+        ``C_w`` fixed a priori (used when ``readout_spectrum`` is None).
+    readout_spectrum : number or enclosure, optional
+        Certified ``‖w‖₂`` of a learned readout; then (mode (ii)) ``C_w`` is its
+        grid value on the readout grid and pays its prior cost.
+    loss_bound, loss_lip : number
+        ``B_ℒ``, ``L_ℒ`` (A2), fixed a priori.
+    options : BoundOptions
+
+    Returns
+    -------
+    BoundResult
+        ``bound``, ``dudley``, ``confidence_term``, ``log_inv_prior``, per-matrix
+        chosen p, grid radii, contributions, assumptions.
+    """
+    t0 = time.perf_counter()
+    options = options or BoundOptions()
+    d, bl, ll = _check_common(n_samples, delta, loss_bound, loss_lip)
+    n = int(n_samples)
+    if options.spectral_mode not in ("posthoc", "fixed"):
+        raise ValueError(f"spectral_mode must be 'posthoc' or 'fixed', got {options.spectral_mode!r}")
+    with prec():
+        slots = spec.slots()
+        m = options.p_grid_m if options.p_grid_m is not None else p_grid_m(spec.n_layers, spec.d_model)
+        grid = p_grid(m)
+        cost_p = arb(2 * m + 1).log()
+        specs_c: dict = {}
+        c_vals: dict = {}
+        c_levels: dict = {}
+        c_costs: dict = {}
+        for slot in slots:
+            cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key),
+                                    trust_structural_rank=options.trust_structural_rank)
+            specs_c[slot.key] = cs
+            if options.spectral_mode == "posthoc":
+                q, cval = grid_round_up(cs.sigma1, options.spectral_grid_base, options.spectral_grid_steps)
+                c_vals[slot.key], c_levels[slot.key], c_costs[slot.key] = cval, q, two_sided_log_inv_prior(q)
+            else:
+                sc = options.spectral_constraints or {}
+                if slot.key not in sc:
+                    raise ValueError(f"spectral_mode='fixed' needs a spectral constraint for {slot.key}")
+                cval = as_arb(sc[slot.key])
+                if not bool(cs.sigma1 <= cval):
+                    raise ValueError(f"{slot.key}: certified sigma_1 ≤ {float_upper(cs.sigma1):.6g} is not ≤ the "
+                                     f"a-priori spectral constraint {float_upper(cval):.6g}")
+                c_vals[slot.key], c_levels[slot.key], c_costs[slot.key] = cval, None, arb(0)
+            if bool(c_vals[slot.key] <= 0):
+                raise ValueError(f"{slot.key}: spectral radius must be > 0")
+        # readout
+        readout_cost, readout_level, readout_cert = arb(0), None, None
+        if readout_spectrum is not None:
+            rs = readout_spectrum
+            if hasattr(rs, "sigma"):
+                readout_cert = certified_spectrum(rs, 1, name="readout").sigma1
+            else:
+                readout_cert = as_arb(rs).upper() if not isinstance(rs, (list, tuple)) else as_arb(rs[0]).upper()
+            if options.spectral_mode == "posthoc":
+                readout_level, cw = grid_round_up(readout_cert, options.readout_grid_base, options.readout_grid_steps)
+                readout_cost = two_sided_log_inv_prior(readout_level)
+            else:
+                cw = as_arb(readout_norm)
+                if not bool(readout_cert <= cw):
+                    raise ValueError("certified readout norm exceeds the a-priori readout_norm")
+        else:
+            cw = as_arb(readout_norm)
+        if not bool(cw > 0):
+            raise ValueError("readout norm must be > 0")
+
+        # --- float search over p (scales do not depend on p) ---------------
+        placeholder = {s.key: MatrixConstraint(0, s.rank_arch, c_vals[s.key]) for s in slots}
+        net0 = NetworkConfiguration(spec, placeholder, readout_norm=cw, n_samples=n)
+        chosen = _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c_costs, readout_cost)
+
+        # --- certified constraint values at the chosen p -------------------
+        constraints: dict = {}
+        levels: dict = {}
+        certs: dict = {}
+        lip = arb(0)
+        for slot in slots:
+            cs = specs_c[slot.key]
+            p = chosen[slot.key]
+            if p == 0:
+                s_val = arb(cs.rank_upper)
+                k_level = cs.rank_upper
+                cost = arb(slot.rank_arch + 1).log()
+                s_cert = arb(cs.rank_upper)
+            else:
+                s_cert = cs.schatten_upper(p)
+                k_level, s_val = grid_round_up(s_cert, options.schatten_grid_base, options.schatten_grid_steps)
+                cost = two_sided_log_inv_prior(k_level)
+            total_cost = cost_p + cost + c_costs[slot.key]
+            lip += total_cost
+            constraints[slot.key] = MatrixConstraint(p, s_val, c_vals[slot.key])
+            levels[slot.key] = (k_level, c_levels[slot.key], total_cost)
+            certs[slot.key] = (s_cert, cs.sigma1)
+        lip += readout_cost
+        levels[READOUT_KEY] = (None, readout_level, readout_cost)
+        certs[READOUT_KEY] = (None, readout_cert)
+        net = NetworkConfiguration(spec, constraints, readout_norm=cw, n_samples=n)
+        dud, cut, part, totals, contrib = _dudley_certified(net, bl, ll, options)
+        conf = _confidence(bl, d, lip, n)
+        bound = 2 * dud + conf
+        mats = _matrix_reports(net, contrib, certs, levels)
+        assumptions = _base_assumptions(spec, bl, ll, cw)
+        assumptions.update(
+            {
+                "configuration": "post hoc (Theorem 2): p per matrix on the grid P_m, radii peeled on a-priori grids",
+                "p_grid_m": m,
+                "schatten_grid": {"base": str(options.schatten_grid_base), "steps_per_octave": options.schatten_grid_steps},
+                "spectral_mode": options.spectral_mode,
+                "spectral_grid": {"base": str(options.spectral_grid_base), "steps_per_octave": options.spectral_grid_steps}
+                if options.spectral_mode == "posthoc" else None,
+                "readout": ("learned, norm peeled on grid base %s, %d steps/octave"
+                            % (options.readout_grid_base, options.readout_grid_steps)) if readout_level is not None
+                else "norm bound C_w fixed a priori",
+                "rank_bounds": sorted({specs_c[s.key].rank_source for s in slots}),
+            }
+        )
+        return BoundResult("Theorem 2 (post hoc)", bound, dud, conf, lip, n, float(delta), bl, ll, cut, part, totals,
+                           mats, assumptions, time.perf_counter() - t0)
+
+
+def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c_costs, readout_cost) -> dict:
+    """Float search of p per matrix (linearised coordinate descent on the bound; any result is valid)."""
+    fixed = options.fixed_p or {}
+    gridf = np.array([float(p) for p in grid])
+    top = float_upper(bl) / 4
+    K = max(int(options.search_nodes), 4)
+    nodes = top * np.geomspace(1e-9, 1.0, K)
+    de = np.diff(np.append(nodes, top * 1.0000001))
+    de[-1] = max(top - nodes[-1], 0.0)
+    etas = nodes / float_upper(ll)
+    w = alloc_weights(net0.J)
+    E = net0.float_matrix_accuracies(etas, w)
+    tables, costs, cands = [], [], []
+    s0, nu = float(as_arb(options.schatten_grid_base).mid()), options.schatten_grid_steps
+    base_conf = float(((2 / d).log()).mid()) + float(cost_p.mid()) * len(slots) + \
+        sum(float(c.mid()) for c in c_costs.values()) + float(readout_cost.mid())
+    for j, slot in enumerate(slots):
+        cs = specs_c[slot.key]
+        if slot.key in fixed:
+            ps = [Fraction(fixed[slot.key])]
+            if ps[0] not in grid:
+                raise ValueError(f"fixed p={ps[0]} for {slot.key} is not on the grid P_m (m={len(grid) // 2})")
+        else:
+            ps = list(grid)
+        pf = np.array([float(p) for p in ps])
+        sp = cs.schatten_float(pf)
+        with np.errstate(divide="ignore"):
+            kk = np.where(sp > 0, np.ceil(nu * np.log2(np.maximum(sp, 1e-300) / s0) - 1e-12), 0)
+        sgrid = np.where(pf == 0, cs.rank_upper, s0 * 2.0 ** (kk / nu))
+        cost = np.where(pf == 0, math.log(slot.rank_arch + 1), np.log(1.5 * (np.abs(kk) + 1) * (np.abs(kk) + 2)))
+        cls = net0.classes[j]
+        tab, _ = _float_log_cover(cls.n_in, cls.n_out, cls.rank_arch, cls.n_rows, float_upper(cls.c), pf, sgrid,
+                                  np.broadcast_to(E[j], (len(pf), K)), options.allow_p0_tail, quick=True)
+        tables.append(tab)
+        costs.append(cost)
+        cands.append(ps)
+    # readout entropy (fixed)
+    extra = np.zeros(K)
+    for j in range(len(slots), net0.J):
+        cls = net0.classes[j]
+        b, _ = _float_log_cover(cls.n_in, cls.n_out, cls.rank_arch, cls.n_rows, float_upper(cls.c),
+                                np.array([2.0]), np.array([float_upper(cls.s)]), E[j][None, :], options.allow_p0_tail,
+                                quick=True)
+        extra += b[0]
+    blf = float_upper(bl)
+    rootn = math.sqrt(n)
+
+    def evaluate(idx: list[int]) -> tuple[float, np.ndarray, float, int]:
+        H = extra.copy()
+        pc = base_conf
+        for t, c, i in zip(tables, costs, idx):
+            H += t[i]
+            pc += c[i]
+        sq = np.sqrt(H)
+        # α at node i: 4e_i + 12/√n Σ_{k≥i} Δe_k √H_k; also α = top (empty sum)
+        tail = np.cumsum((de * sq)[::-1])[::-1]
+        vals = 4 * nodes + 12 / rootn * tail
+        ib = int(np.argmin(vals))
+        dud = min(vals[ib], 4 * top)
+        if 4 * top <= vals[ib]:
+            ib = K
+        return 2 * dud + blf * math.sqrt(pc / (2 * n)), H, pc, ib
+
+    # initial: minimise each matrix's Riemann integral over the whole range
+    idx = [int(np.argmin((t * de[None, :]).sum(axis=1) + 1e-12 * c)) for t, c in zip(tables, costs)]
+    best_val, H, pc, ib = evaluate(idx)
+    best_idx = list(idx)
+    for _ in range(6):
+        gk = np.zeros(K)
+        if ib < K:
+            gk[ib:] = 12 / rootn * de[ib:] / np.sqrt(np.maximum(H[ib:], 1e-300))
+        gc = blf / (2 * math.sqrt(2 * n * pc))
+        new = [int(np.argmin(t @ gk + gc * c)) for t, c in zip(tables, costs)]
+        if new == idx:
+            break
+        idx = new
+        val, H, pc, ib = evaluate(idx)
+        if val < best_val:
+            best_val, best_idx = val, list(idx)
+    return {slot.key: cands[j][best_idx[j]] for j, slot in enumerate(slots)}
