@@ -73,7 +73,7 @@ def power_of_two_scaling(W: np.ndarray) -> tuple[np.ndarray, int, bool]:
     """
     if W.size == 0:
         return W, 0, True
-    amax = float(np.max(np.abs(W)))
+    amax = max(float(W.max()), -float(W.min()))  # no |W| copy on the hot path
     if amax == 0.0:
         return W, 0, True
     k = -(math.frexp(amax)[1] - 1)  # frexp: amax = f·2^e with f ∈ [1/2, 1)

@@ -132,7 +132,7 @@ def _sumsq_upper(M: np.ndarray) -> arb:
         return (arb_from_float(s) + 2 * k * arb(ETA)) / (1 - gamma(k))
 
 
-def norm2_upper(M: np.ndarray) -> arb:
+def norm2_upper(M: np.ndarray, overwrite: bool = False) -> arb:
     """Ball whose upper end bounds ``‖M‖₂`` for a float matrix M (exact data).
 
     Uses ``‖M‖₂ ≤ min(‖M‖_F, √(‖M‖₁‖M‖_∞))`` with rigorous upward bounds of
@@ -147,7 +147,7 @@ def norm2_upper(M: np.ndarray) -> arb:
         return arb(0)
     with working_precision():
         fro = _sumsq_upper(M).sqrt()
-        A = np.abs(M)
+        A = np.abs(M, out=M) if overwrite else np.abs(M)
         n1 = float(np.max(_inflate(A.sum(axis=0), M.shape[0])))
         ninf = float(np.max(_inflate(A.sum(axis=1), M.shape[1])))
         if np.isfinite(n1) and np.isfinite(ninf):
@@ -157,15 +157,23 @@ def norm2_upper(M: np.ndarray) -> arb:
         return fro
 
 
-def abs_product_norm2_upper(A: np.ndarray, d: np.ndarray | None, B: np.ndarray) -> arb:
+def abs_product_norm2_upper(
+    A: np.ndarray,
+    d: np.ndarray | None,
+    B: np.ndarray,
+    absA: np.ndarray | None = None,
+    absB: np.ndarray | None = None,
+) -> arb:
     """Upper bound on ``‖ |A| diag(|d|) |B| ‖₂`` (A: m×k, B: k×n, floats).
 
     For the nonnegative matrix ``N = |A| D |B|``, ``‖N‖₂ ≤ √(‖N‖₁‖N‖_∞)``, and
     both norms are maxima of products ``N𝟙`` and ``𝟙ᵀN`` evaluated as chains of
     nonnegative matrix–vector products, each bounded upward
-    (:func:`matvec_nonneg_upper`). Cost O((m+n)k).
+    (:func:`matvec_nonneg_upper`). Cost O((m+n)k). ``absA``/``absB`` may pass
+    precomputed ``|A|``/``|B|``.
     """
-    Aa, Ba = np.abs(A), np.abs(B)
+    Aa = np.abs(A) if absA is None else absA
+    Ba = np.abs(B) if absB is None else absB
     m, k = Aa.shape
     n = Ba.shape[1]
     if m == 0 or n == 0 or k == 0:
@@ -187,7 +195,7 @@ def abs_product_norm2_upper(A: np.ndarray, d: np.ndarray | None, B: np.ndarray) 
         return (arb_from_float(ninf) * arb_from_float(n1)).sqrt()
 
 
-def gram_deviation_bound(X: np.ndarray) -> arb:
+def gram_deviation_bound(X: np.ndarray, absX: np.ndarray | None = None) -> arb:
     """Ball whose upper end bounds ``‖XᵀX − I‖₂`` for a float m×r matrix X.
 
     ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ_m|X|ᵀ|X| + 2mη`` entrywise; ``G − I``
@@ -208,11 +216,19 @@ def gram_deviation_bound(X: np.ndarray) -> arb:
     D = G.copy()
     D[np.diag_indices(r)] -= 1.0  # exact by Sterbenz (1/2 ≤ g_ii ≤ 2)
     with working_precision():
-        err = gamma(m) * abs_product_norm2_upper(X.T, None, X) + 2 * m * r * arb(ETA)
+        aX = np.abs(X) if absX is None else absX
+        err = gamma(m) * abs_product_norm2_upper(X.T, None, X, aX.T, aX) + 2 * m * r * arb(ETA)
         return norm2_upper(D) + err
 
 
-def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarray) -> arb:
+def residual_norm_bound(
+    W: np.ndarray,
+    X: np.ndarray,
+    s: np.ndarray,
+    Y: np.ndarray,
+    absX: np.ndarray | None = None,
+    absY: np.ndarray | None = None,
+) -> arb:
     """Ball whose upper end bounds ``‖W − X diag(s) Yᵀ‖₂`` (all float data).
 
     Computes ``R̂ = fl(W − fl(X · fl(diag(s) Yᵀ)))`` with one GEMM and bounds
@@ -222,13 +238,16 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
     W = np.asarray(W, dtype=np.float64)
     m, n = W.shape
     r = X.shape[1]
+    aX = np.abs(X) if absX is None else absX
+    aY = np.abs(Y) if absY is None else absY
     with np.errstate(over="ignore", invalid="ignore"):
         V = s[:, None] * Y.T
-        R = W - X @ V
-    if not np.all(np.isfinite(R)):
+        R = X @ V
+        np.subtract(W, R, out=R)  # in place: one m×n array, not two
+    if not np.isfinite(R).all():
         return arb.pos_inf()
     with working_precision():
-        apriori = gamma(r + 1) * abs_product_norm2_upper(X, s, Y.T)
-        maxrow = float(np.max(np.abs(X).sum(axis=1))) if r else 0.0
+        apriori = gamma(r + 1) * abs_product_norm2_upper(X, s, Y.T, aX, aY.T)
+        maxrow = float(np.max(aX.sum(axis=1))) if r else 0.0
         under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(m * n).sqrt()
-        return (1 + 2 * arb(_U)) * norm2_upper(R) + apriori + under
+        return (1 + 2 * arb(_U)) * norm2_upper(R, overwrite=True) + apriori + under

@@ -232,7 +232,12 @@ def _float_svd(Ws: np.ndarray, driver: str) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _bounds_fast(Ws, X, s, Y):
-    return fperror.gram_deviation_bound(X), fperror.gram_deviation_bound(Y), fperror.residual_norm_bound(Ws, X, s, Y)
+    aX, aY = np.abs(X), np.abs(Y)  # shared by the three bounds
+    return (
+        fperror.gram_deviation_bound(X, aX),
+        fperror.gram_deviation_bound(Y, aY),
+        fperror.residual_norm_bound(Ws, X, s, Y, aX, aY),
+    )
 
 
 def _bounds_tight(Ws, X, s, Y):
