@@ -166,8 +166,12 @@ def _float_endpoint(x: arb, upper: bool) -> float:
     # arb.lower()/upper() at 53 bits round the endpoint outward to a 53-bit
     # dyadic; ldexp of its mantissa is then exact unless the exponent leaves
     # the normal range, where we take the exact Fraction path instead.
-    with working_precision(53):
+    old = ctx.prec  # (no context manager: this runs once per σᵢ on hot paths)
+    ctx.prec = 53
+    try:
         end = x.upper() if upper else x.lower()
+    finally:
+        ctx.prec = old
     man, exp = (int(v) for v in end.man_exp())
     try:
         f = math.ldexp(man, exp)
