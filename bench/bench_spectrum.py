@@ -102,7 +102,7 @@ def traced_peak(fn) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--layers", help="comma-separated layers (default: all)")
-    ap.add_argument("--mode", default="fast", choices=("fast", "tight", "arb"))
+    ap.add_argument("--mode", default="fast", choices=("fast", "tight", "arb", "gram"))
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
     args = ap.parse_args()
     from certbound.checkpoints import find_packaged_checkpoint, open_model

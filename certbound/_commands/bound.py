@@ -188,7 +188,8 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
     if scaled and not scale_logits:
         raise ValueError(f"{path}: spectra were computed with --scale-logits but --no-logit-scale was requested")
     extra = None
-    if scale_logits and not scaled:
+    # certbound-pi reports: the architecture has no 1/sqrt(d_h), so there is nothing to apply
+    if scale_logits and not scaled and cfg.get("attention_logit_scale", True):
         from flint import arb
 
         from certbound.ball import DEFAULT_PREC, working_precision
@@ -200,7 +201,7 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
             extra = 1 / arb(dh).sqrt()
     spectra = {}
     for r in recs:
-        if r.get("type") not in ("QK", "VO", "M_in", "M_out"):
+        if r.get("type") not in ("QK", "VO", "M", "M_in", "M_out", "readout"):
             continue
         if not r.get("certified", False):
             raise ValueError(f"{path}: layer {r.get('layer')} {r.get('type')}: certificate failed in the report")
@@ -209,7 +210,8 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
             sig = [s * extra for s in sig]
         up = np.array([float_upper(s) for s in sig], dtype=np.float64)
         head = r["head"] if r["type"] in ("QK", "VO") else None
-        spectra[(int(r["layer"]), head, r["type"])] = SimpleNamespace(
+        key = "readout" if r["type"] == "readout" else (int(r["layer"]), head, r["type"])
+        spectra[key] = SimpleNamespace(
             sigma=tuple(sig), upper=up, certified=True,
             rank=SimpleNamespace(lower=int(r["rank"]["lower"]), upper=int(r["rank"]["upper"])))
     return spectra, cfg
@@ -233,6 +235,7 @@ def spec_from_layout(layout: Any, cfg: dict, args: argparse.Namespace) -> Any:
 
     tc = getattr(layout, "theory_config", None)
     if tc:  # a certbound-pi model: the a-priori constants come from its config
+        _check_pi_overrides(tc, args)
         ffn = str(tc.get("ffn_kind", "two"))
         lip = _parse_number(args.act_lip, "--act-lip") if args.act_lip else tc.get("act_lip")
         return TransformerSpec(
@@ -259,6 +262,28 @@ def spec_from_layout(layout: Any, cfg: dict, args: argparse.Namespace) -> Any:
         act_norm_at_zero=0 if lip is not None else None, act_growth=1 if lip is not None else None,
         readout_learned=not args.fixed_readout,
     )
+
+
+def _check_pi_overrides(tc: dict, args: argparse.Namespace) -> None:
+    """Refuse options that would make a certbound-pi bound claim more than its config guarantees.
+
+    The config states facts about the trained model (its loss range and
+    Lipschitz constant, activation, residual flag, learned readout); a
+    *larger* B_ℒ, L_ℒ, L_φ or c_sm keeps the bound valid, a smaller one or a
+    different architecture does not.
+    """
+    if args.residual and not tc.get("residual", False):
+        raise ValueError("--residual: this certbound-pi model has no residual connections (config residual=false)")
+    if args.fixed_readout:
+        raise ValueError("--fixed-readout: a certbound-pi model's readout (readout.w) is learned and must be covered")
+    for opt, key in (("loss_bound", "loss_bound"), ("loss_lipschitz", "loss_lip"), ("act_lip", "act_lip"),
+                     ("softmax_lip", "softmax_lip")):
+        given = getattr(args, opt, None)
+        if given is not None and tc.get(key) is not None:
+            flag = "--" + opt.replace("_", "-")
+            if Fraction(_parse_number(given, flag)) < Fraction(tc[key]):
+                raise ValueError(f"{flag} {given} is below the certbound-pi config's {key} = {tc[key]}: "
+                                 "the bound would not hold for this model")
 
 
 def _constant(arg: str | None, tc: dict | None, key: str, what: str) -> Any:
@@ -400,12 +425,20 @@ def run(args: argparse.Namespace) -> int:
     scale_logits = not args.no_logit_scale
     path = _resolve_model_path(args.model)
     if args.spectra:
-        from certbound.checkpoints import open_model
+        from certbound.checkpoints import open_model, theory_matrices
+        from certbound.enclose import enclose_singular_values
 
-        spectra, _ = spectra_from_report(args.spectra, scale_logits=scale_logits)
         ck, layout = open_model(path, config=args.config, mapping=args.mapping)
-        cfg = dict(ck.config or {})
-        ck.close()
+        try:
+            scale_logits = scale_logits and getattr(layout, "attention_logit_scale", True)
+            spectra, _ = spectra_from_report(args.spectra, scale_logits=scale_logits)
+            if getattr(layout, "has_readout", False) and "readout" not in spectra:
+                # spectrum reports omit the readout: certify ‖w‖₂ from the checkpoint (one vector)
+                for m in theory_matrices(ck, layout=layout, types=("readout",)):
+                    spectra["readout"] = enclose_singular_values(m.dense, mode=args.spectrum_mode)
+            cfg = dict(ck.config or {})
+        finally:
+            ck.close()
     else:
         spectra, layout, cfg = model_spectra(path, scale_logits=scale_logits, mode=args.spectrum_mode,
                                              config=args.config, mapping=args.mapping, progress=True)
@@ -418,6 +451,17 @@ def run(args: argparse.Namespace) -> int:
                   loss_bound=_constant(args.loss_bound, tc, "loss_bound", "--loss-bound"),
                   loss_lip=_constant(args.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz"), options=opts)
     if args.mode == "fixed":
+        if readout_enc is not None and spec.readout_learned:
+            from flint import arb
+
+            from certbound.ball import DEFAULT_PREC, working_precision
+
+            cw = Fraction(common["readout_norm"])
+            with working_precision(DEFAULT_PREC):
+                # ‖w‖₂ ≤ C_w  ⇔  ‖w‖₂ · den ≤ num (exact integers, no rounding of C_w)
+                if not bool(readout_enc.sigma[0] * cw.denominator <= arb(cw.numerator)):
+                    raise ValueError(f"{path}: the certified readout norm ||w||_2 is not <= the a-priori "
+                                     f"C_w = {common['readout_norm']} (--readout-norm)")
         res = theorem1_fixed_bound(spec, _load_constraints(args.constraints), n, delta, spectra=spectra, **common)
     else:
         if readout_enc is not None and spec.readout_learned:

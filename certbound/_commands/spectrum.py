@@ -37,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
-    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
-                        help="certificate mode of the singular-value kernel (default fast)")
+    parser.add_argument("--mode", choices=("fast", "tight", "arb", "gram"), default="fast",
+                        help="certificate mode of the singular-value kernel (default fast; gram is ~4x "
+                             "cheaper for dense FFN matrices, with wider enclosures of small singular values)")
     parser.add_argument("--raw", action="store_true", help="also certify the raw per-layer W_Q, W_K, W_V, W_O")
     parser.add_argument("--scale-logits", action="store_true",
                         help="fold the attention logit scale 1/sqrt(d_h) into QK")
@@ -306,8 +307,12 @@ def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_
     ck, layout = open_model(path, config=config, mapping=mapping)
     try:
         nl = layout.num_layers if layers is None else len(layers)
-        total = nl * (2 * layout.num_heads + 2 + (4 if raw else 0))
-        gen = theory_matrices(ck, layout=layout, types=MATRIX_TYPES, raw=raw, scale_logits=scale_logits,
+        # the layout's own types (certbound-pi: M for variant P, and its learned readout)
+        types = tuple(getattr(layout, "matrix_types", MATRIX_TYPES))
+        if getattr(layout, "has_readout", False):
+            types += ("readout",)
+        total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
+        gen = theory_matrices(ck, layout=layout, types=types, raw=raw, scale_logits=scale_logits,
                               layers=layers)
         records = _certify_all(gen, total, mode, ps, jobs, include_sigma)
     finally:
@@ -321,7 +326,9 @@ def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_
         "model": path,
         "config": cfg,
         "options": {"mode": mode, "raw": raw, "scale_logits": scale_logits, "p": ps, "layers": layers,
-                    "ignored": "biases, LayerNorm, embeddings, pooler/heads, position biases"},
+                    "ignored": ("none (certbound-pi: the model has no biases, LayerNorm or embeddings)"
+                                if layout.theory_config is not None else
+                                "biases, LayerNorm, embeddings, pooler/heads, position biases")},
         "certbound_version": __version__,
         "matrices": records,
     }
@@ -372,7 +379,8 @@ def format_report_table(report: dict[str, Any]) -> str:
                      _shorten_upper(r["frobenius_norm"]), *[_shorten_upper(r["schatten"][p]) for p in ps], rank])
     c = report["config"]
     head = (f"{report['model']}\n{c['architecture']}: {c['num_layers']} layers, width {c['hidden_size']}, "
-            f"{c['num_heads']} heads of {c['head_dim']}, FFN {c['intermediate_size']}"
+            f"{c['num_heads']} heads of {c['head_dim']}, "
+            + ("variant P (one FFN matrix M)" if c.get("ffn_kind") == "single" else f"FFN {c['intermediate_size']}")
             + ("; QK includes the 1/sqrt(d_h) logit scale" if report["options"]["scale_logits"] else "")
             + "\nAll numbers are certified upper bounds (rounded up); rank = certified bounds.")
     foot = "\n* = certificate failed; the trivial enclosure [0, inf] is reported" \

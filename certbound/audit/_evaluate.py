@@ -427,7 +427,8 @@ def _q_proxy(field_name: str) -> Callable[..., arb]:
     return impl
 
 
-_SEL = "matrix: layer=, type= (QK, VO, M_in, M_out, W_Q, W_K, W_V, W_O), head= for QK/VO, or tensor=\"name\""
+_SEL = ("matrix: layer=, type= (QK, VO, M_in, M_out, W_Q, W_K, W_V, W_O; certbound-pi: M, readout), "
+        "head= for QK/VO, or tensor=\"name\"")
 register_quantity("sigma", _q_sigma, _MATRIX_KEYWORDS | {"i"}, {"i"}, f"i-th largest singular value (i ≥ 1); {_SEL}")
 register_quantity("spectral_norm", _q_kernel("spectral_norm"), _MATRIX_KEYWORDS, doc=f"σ₁; {_SEL}")
 register_quantity("frobenius", _q_kernel("frobenius_norm"), _MATRIX_KEYWORDS, doc=f"Frobenius norm; {_SEL}")

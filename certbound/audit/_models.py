@@ -100,7 +100,9 @@ class ModelHandle:
         """
         from certbound.checkpoints import MATRIX_TYPES, RAW_TYPES, theory_matrices
 
-        known = MATRIX_TYPES + RAW_TYPES
+        # + certbound-pi's variant-P FFN matrix "M" and learned "readout" (N x 1; layer = last layer);
+        # the loader raises a clear error when the model lacks the addressed type
+        known = MATRIX_TYPES + RAW_TYPES + ("M", "readout")
         if mtype not in known:
             raise ValueError(f"unknown matrix type {mtype!r}; known: {', '.join(known)}")
         lay = self.layout

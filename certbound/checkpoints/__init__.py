@@ -23,7 +23,7 @@ from ._architectures import (
     resolve_layout,
     supported_architectures,
 )
-from ._matrices import MATRIX_TYPES, RAW_TYPES, TheoryMatrix, open_model, theory_matrices
+from ._matrices import EXTRA_TYPES, MATRIX_TYPES, RAW_TYPES, TheoryMatrix, open_model, theory_matrices
 from ._packaged import PACKAGED_CHECKPOINTS, PackagedCheckpoint, find_packaged_checkpoint, sha256_of_file
 from ._safetensors import SafetensorsFile
 from ._sources import Checkpoint, iter_tensors, load_checkpoint, read_config
@@ -44,6 +44,7 @@ __all__ = [
     "ARCHITECTURES",
     "supported_architectures",
     "MAPPING_HELP",
+    "EXTRA_TYPES",
     "MATRIX_TYPES",
     "RAW_TYPES",
     "find_packaged_checkpoint",

@@ -15,6 +15,9 @@ of ``proofs/``):
 ``conv1d``
     GPT-2's ``Conv1D.weight``, stored (in, out); it *is* the row-vector
     matrix.
+``row-vector``
+    Stored (in, out) as well (certbound-pi checkpoints, which are written in
+    the theory's row-vector convention); read exactly like ``conv1d``.
 
 GPT-2 fuses Q, K and V in ``attn.c_attn`` (row-vector N × 3N, columns
 [Q | K | V], in this order, as ``split(n_embd, dim=2)`` in the HF model).
@@ -23,14 +26,21 @@ Only the attention and FFN weight matrices are used: biases, LayerNorm
 parameters, embeddings, position biases (MPNet's relative attention bias),
 poolers and heads are ignored, as in the paper's proxies
 (``/work/shared/theory/paper-known.md`` §6).
+
+certbound's own theory-faithful model (``model_type`` ``certbound-pi``) is
+resolved separately (:mod:`certbound.checkpoints._pi`): it has independent
+head width d_h, variant P's single FFN matrix ``M``, no logit scale and a
+learned readout, recorded in the extra :class:`ModelLayout` fields.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
+from ._pi import PI_ARCHITECTURE_HELP, is_pi_config, pi_config_facts, pi_templates
 from ._sources import Checkpoint, read_config
 
 __all__ = ["ArchitectureSpec", "ModelLayout", "ARCHITECTURES", "supported_architectures", "resolve_layout",
@@ -137,12 +147,22 @@ mapping are read from config.json). Pass it with --mapping FILE."""
 
 def supported_architectures() -> list[str]:
     """Names of the built-in architectures (and the config ``model_type`` values they accept)."""
-    return [f"{s.name} (model_type: {', '.join(s.model_types)})" for s in ARCHITECTURES.values()]
+    return [f"{s.name} (model_type: {', '.join(s.model_types)})" for s in ARCHITECTURES.values()] + [
+        PI_ARCHITECTURE_HELP]
 
 
 @dataclass(frozen=True)
 class ModelLayout:
-    """Everything needed to extract the theory's matrices from one checkpoint."""
+    """Everything needed to extract the theory's matrices from one checkpoint.
+
+    The last three fields default to the BERT-like case; certbound-pi layouts
+    set them: ``ffn_kind`` ``"two"`` (M_in, M_out) or ``"single"`` (variant P:
+    one N × N matrix ``M``; ``intermediate_size`` is then N);
+    ``attention_logit_scale`` says whether the architecture divides attention
+    logits by √d_h (certbound-pi: no); ``theory_config`` holds the a-priori
+    constants of a model that *is* the theorems' model class (``None`` for
+    architectures whose bound is a Π-surrogate; see :func:`pi_config_facts`).
+    """
 
     architecture: str
     layout: str
@@ -153,6 +173,9 @@ class ModelLayout:
     head_dim: int
     intermediate_size: int
     templates: dict[str, str] = field(repr=False)
+    ffn_kind: str = "two"
+    attention_logit_scale: bool = True
+    theory_config: dict[str, Any] | None = field(default=None, repr=False)
 
     def tensor_name(self, role: str, layer: int) -> str:
         """Full stored name of a role's tensor in a layer."""
@@ -161,6 +184,16 @@ class ModelLayout:
     @property
     def fused_qkv(self) -> bool:
         return "W_QKV" in self.templates
+
+    @property
+    def matrix_types(self) -> tuple[str, ...]:
+        """The theory matrix types of one layer: QK, VO and ``M`` (variant P) or ``M_in``, ``M_out``."""
+        return ("QK", "VO", "M") if self.ffn_kind == "single" else ("QK", "VO", "M_in", "M_out")
+
+    @property
+    def has_readout(self) -> bool:
+        """True if the checkpoint stores a learned readout vector (type ``readout``)."""
+        return "readout" in self.templates
 
     def summary(self) -> dict[str, Any]:
         """JSON-friendly description (the ``config`` block of reports)."""
@@ -173,7 +206,11 @@ class ModelLayout:
             "intermediate_size": self.intermediate_size,
             "layout": self.layout,
             "tensor_prefix": self.prefix,
-        }
+        } | ({} if self.theory_config is None else {
+            "ffn_kind": self.ffn_kind,
+            "attention_logit_scale": self.attention_logit_scale,
+            "theory_config": {k: str(v) if isinstance(v, Fraction) else v for k, v in self.theory_config.items()},
+        })
 
 
 def load_mapping(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -254,6 +291,8 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     """
     where = ck.config_path or ck.path
     config = ck.config or {}
+    if mapping is None and is_pi_config(config):
+        return _resolve_pi_layout(ck, config, where)
     if mapping is not None and "tensors" in mapping:
         base = ArchitectureSpec(mapping.get("name", "custom"), (), mapping.get("layout", "linear"),
                                 dict(mapping["tensors"]))
@@ -299,24 +338,46 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     return layout
 
 
-def expected_stored_shape(layout: ModelLayout, role: str) -> tuple[int, int]:
-    """Shape a role's tensor must have in the file (layout-dependent)."""
-    N, F = layout.hidden_size, layout.intermediate_size
-    rowvec = {"W_Q": (N, N), "W_K": (N, N), "W_V": (N, N), "W_O": (N, N), "W_QKV": (N, 3 * N),
-              "M_in": (N, F), "M_out": (F, N)}[role]
-    return rowvec if layout.layout == "conv1d" else (rowvec[1], rowvec[0])
+def _resolve_pi_layout(ck: Checkpoint, config: dict[str, Any], where: str) -> ModelLayout:
+    """The layout of a certbound-pi checkpoint (:mod:`certbound.checkpoints._pi`), shapes checked."""
+    f = pi_config_facts(config, where)
+    layout = ModelLayout("certbound-pi", "row-vector", "", f["num_layers"], f["hidden_size"], f["num_heads"],
+                         f["head_dim"], f["intermediate_size"], pi_templates(f["ffn_kind"]),
+                         ffn_kind=f["ffn_kind"], attention_logit_scale=False, theory_config=f["theory_config"])
+    _check_shapes(ck, layout)
+    return layout
+
+
+def expected_stored_shape(layout: ModelLayout, role: str) -> tuple[int, ...]:
+    """Shape a role's tensor must have in the file (layout-dependent).
+
+    The attention projections are N × H·d_h (W_O: H·d_h × N); H·d_h = N for
+    every built-in architecture, not necessarily for certbound-pi. The readout
+    is a vector (N,).
+    """
+    N, F, HD = layout.hidden_size, layout.intermediate_size, layout.num_heads * layout.head_dim
+    if role == "readout":
+        return (N,)
+    rowvec = {"W_Q": (N, HD), "W_K": (N, HD), "W_V": (N, HD), "W_O": (HD, N), "W_QKV": (N, 3 * HD),
+              "M_in": (N, F), "M_out": (F, N), "M": (N, N)}[role]
+    return rowvec if layout.layout in ("conv1d", "row-vector") else (rowvec[1], rowvec[0])
 
 
 def _check_shapes(ck: Checkpoint, layout: ModelLayout) -> None:
     for layer in range(layout.num_layers):
         for role in layout.templates:
+            if role == "readout" and layer > 0:
+                continue  # one readout per model (its name has no {layer})
             name = layout.tensor_name(role, layer)
             if name not in ck:
-                raise ValueError(f"{ck.path}: tensor {name!r} ({role} of layer {layer}) is missing "
+                what = "the readout" if role == "readout" else f"{role} of layer {layer}"
+                raise ValueError(f"{ck.path}: tensor {name!r} ({what}) is missing "
                                  f"(config says {layout.num_layers} layers)")
             got = ck.shape(name)
             want = expected_stored_shape(layout, role)
             if tuple(got) != want:
+                heads = ("" if layout.num_heads * layout.head_dim == layout.hidden_size
+                         else f", {layout.num_heads} heads of {layout.head_dim}")
                 raise ValueError(f"{ck.file_of(name)}: tensor {name!r} has shape {list(got)}, but the config "
-                                 f"(hidden {layout.hidden_size}, FFN {layout.intermediate_size}, layout "
+                                 f"(hidden {layout.hidden_size}{heads}, FFN {layout.intermediate_size}, layout "
                                  f"{layout.layout}) implies {list(want)}")

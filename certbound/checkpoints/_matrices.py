@@ -9,6 +9,16 @@ head h (``/work/shared/theory/paper-known.md`` §6, ``proofs/`` notation):
 * ``M_in``  (N × d_ff) and ``M_out`` (d_ff × N), the FFN matrices
 * on request the raw per-layer ``W_Q``, ``W_K``, ``W_V``, ``W_O`` (N × N).
 
+certbound-pi checkpoints (``model_type`` ``certbound-pi``,
+:mod:`certbound.checkpoints._pi`): the head width d_h comes from the config
+(W_Q, W_K, W_V are N × H·d_h, W_O is H·d_h × N); variant P has one FFN
+matrix ``M`` (N × N) instead of ``M_in``/``M_out`` — a request for the FFN
+pair (both ``M_in`` and ``M_out``, as in the default :data:`MATRIX_TYPES`)
+yields ``M``, a request for only one of them is an error; the learned readout
+is type ``readout`` (N × 1, the vector as a column, so σ₁ = ‖w‖₂; only on
+request, after the last layer). Their logits carry no 1/√d_h, so
+``scale_logits`` is refused.
+
 In PyTorch (out, in) storage this is exactly the paper's slicing:
 QK = q_hᵀ k_h with q_h = W_query[s_h, :], and VO = v_hᵀ O_h with
 O_h = W_outᵀ[s_h, :].
@@ -41,12 +51,14 @@ import numpy as np
 from ._architectures import ModelLayout, load_mapping, resolve_layout
 from ._sources import Checkpoint, load_checkpoint
 
-__all__ = ["TheoryMatrix", "theory_matrices", "MATRIX_TYPES", "RAW_TYPES", "open_model"]
+__all__ = ["TheoryMatrix", "theory_matrices", "MATRIX_TYPES", "RAW_TYPES", "EXTRA_TYPES", "open_model"]
 
 #: Matrix types the bounds use, in output order within a layer.
 MATRIX_TYPES = ("QK", "VO", "M_in", "M_out")
 #: Optional raw per-layer projections (``raw=True``).
 RAW_TYPES = ("W_Q", "W_K", "W_V", "W_O")
+#: Types only some architectures have (certbound-pi): variant P's FFN matrix, the learned readout.
+EXTRA_TYPES = ("M", "readout")
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,7 +73,8 @@ class TheoryMatrix:
         0-based head index (``None`` for per-layer matrices).
     type : str
         ``"QK"``, ``"VO"``, ``"M_in"``, ``"M_out"``, ``"W_Q"``, ``"W_K"``,
-        ``"W_V"`` or ``"W_O"``.
+        ``"W_V"`` or ``"W_O"``; for certbound-pi models also ``"M"`` and
+        ``"readout"``.
     shape : (int, int)
         Shape of the (row-vector) matrix.
     dense : ndarray or None
@@ -154,7 +167,7 @@ def _rowvec(ck: Checkpoint, layout: ModelLayout, role: str, layer: int) -> np.nd
     t = ck.get(layout.tensor_name(role, layer))
     # A transposed *view* (no copy): the loader's peak stays at one copy of
     # the tensor; consumers that need C order copy it themselves.
-    return t if layout.layout == "conv1d" else t.T
+    return t if layout.layout in ("conv1d", "row-vector") else t.T
 
 
 def open_model(path: str | os.PathLike[str], *, config: Any = None,
@@ -184,11 +197,15 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
     checkpoint : Checkpoint or path
         An opened checkpoint or a path for :func:`open_model`.
     types : sequence of str
-        Which of ``QK``, ``VO``, ``M_in``, ``M_out`` (and raw types) to yield.
+        Which of ``QK``, ``VO``, ``M_in``, ``M_out`` (and raw types) to yield;
+        certbound-pi models: also ``M`` (variant P; asking for both ``M_in``
+        and ``M_out`` yields it) and ``readout``. ``layout.matrix_types`` are
+        exactly the layout's per-layer theory matrices.
     raw : bool
         Also yield the raw per-layer ``W_Q``, ``W_K``, ``W_V``, ``W_O``.
     scale_logits : bool
         Fold the attention logit scale 1/√d_h into ``QK`` (see module doc).
+        Refused (ValueError) for architectures without that scale (certbound-pi).
     layers : sequence of int, optional
         Restrict to these layers.
     layout, mapping
@@ -227,19 +244,46 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
     if layout is not None:
         lay = layout
     want = set(types) | (set(RAW_TYPES) if raw else set())
-    unknown = want - set(MATRIX_TYPES) - set(RAW_TYPES)
-    if unknown:
-        raise ValueError(f"unknown matrix type(s) {sorted(unknown)}; known: {MATRIX_TYPES + RAW_TYPES}")
-    layer_list = range(lay.num_layers) if layers is None else list(layers)
-    for layer in layer_list:
-        if not 0 <= layer < lay.num_layers:
-            raise ValueError(f"layer {layer} out of range (model has {lay.num_layers} layers)")
     try:
+        want = _types_for_layout(want, lay, ck.path, scale_logits)
+        layer_list = range(lay.num_layers) if layers is None else list(layers)
+        for layer in layer_list:
+            if not 0 <= layer < lay.num_layers:
+                raise ValueError(f"layer {layer} out of range (model has {lay.num_layers} layers)")
         for layer in layer_list:
             yield from _layer_matrices(ck, lay, layer, want, scale_logits)
+        if "readout" in want and lay.num_layers - 1 in layer_list:
+            name = lay.tensor_name("readout", 0)
+            w = ck.get(name)
+            yield TheoryMatrix(lay.num_layers - 1, None, "readout", (w.shape[0], 1), dense=w.reshape(-1, 1),
+                               sources=(name,))
     finally:
         if own:
             ck.close()
+
+
+def _types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits: bool) -> set[str]:
+    """Check requested types (and ``scale_logits``) against a layout; map the FFN pair to ``M`` (variant P)."""
+    unknown = want - set(MATRIX_TYPES) - set(RAW_TYPES) - set(EXTRA_TYPES)
+    if unknown:
+        raise ValueError(f"unknown matrix type(s) {sorted(unknown)}; known: {MATRIX_TYPES + RAW_TYPES + EXTRA_TYPES}")
+    if scale_logits and not lay.attention_logit_scale:
+        raise ValueError(f"{where}: {lay.architecture} attention computes logits without 1/sqrt(d_h) "
+                         "(A = W_Q W_K^T exactly), so the logit-scale option does not apply: drop --scale-logits "
+                         "(`certbound bound`: pass --no-logit-scale)")
+    if "readout" in want and not lay.has_readout:
+        raise ValueError(f"{where}: {lay.architecture} checkpoints have no learned readout matrix (type 'readout')")
+    if lay.ffn_kind == "single":
+        pair = want & {"M_in", "M_out"}
+        if len(pair) == 1:
+            raise ValueError(f"{where}: this {lay.architecture} model is variant P: its one feed-forward matrix is "
+                             f"type 'M' (there is no {pair.pop()})")
+        if pair:  # the FFN pair (e.g. the default MATRIX_TYPES) means this layout's FFN matrix
+            want = (want - pair) | {"M"}
+    elif "M" in want:
+        raise ValueError(f"{where}: this {lay.architecture} model has two feed-forward matrices (M_in, M_out), "
+                         "not a single 'M'")
+    return want
 
 
 def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str],
@@ -268,9 +312,9 @@ def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str]
                 yield TheoryMatrix(layer, h, "QK", (N, N), factors=(a, np.ascontiguousarray(wk[:, s])),
                                    logit_scale_d=pending, logit_scale_folded=folded, sources=sq + sk)
         if "W_Q" in want:
-            yield TheoryMatrix(layer, None, "W_Q", (N, N), dense=wq, sources=sq)
+            yield TheoryMatrix(layer, None, "W_Q", wq.shape, dense=wq, sources=sq)
         if "W_K" in want:
-            yield TheoryMatrix(layer, None, "W_K", (N, N), dense=wk, sources=sk)
+            yield TheoryMatrix(layer, None, "W_K", wk.shape, dense=wk, sources=sk)
         del wq, wk
     if want & {"VO", "W_V", "W_O"}:
         wv, sv = proj("W_V")
@@ -283,9 +327,9 @@ def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str]
                                    factors=(np.ascontiguousarray(wv[:, s]), np.ascontiguousarray(wo[s, :].T)),
                                    sources=sv + so)
         if "W_V" in want:
-            yield TheoryMatrix(layer, None, "W_V", (N, N), dense=wv, sources=sv)
+            yield TheoryMatrix(layer, None, "W_V", wv.shape, dense=wv, sources=sv)
         if "W_O" in want:
-            yield TheoryMatrix(layer, None, "W_O", (N, N), dense=wo, sources=so)
+            yield TheoryMatrix(layer, None, "W_O", wo.shape, dense=wo, sources=so)
         del wv, wo
     del qkv
     if "M_in" in want:
@@ -295,3 +339,7 @@ def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str]
     if "M_out" in want:
         m = _rowvec(ck, lay, "M_out", layer)
         yield TheoryMatrix(layer, None, "M_out", m.shape, dense=m, sources=(names["M_out"],))
+        del m
+    if "M" in want:
+        m = _rowvec(ck, lay, "M", layer)
+        yield TheoryMatrix(layer, None, "M", m.shape, dense=m, sources=(names["M"],))

@@ -1,12 +1,12 @@
 """Adapter: certbound-pi checkpoints → :class:`certbound.checkpoints.TheoryMatrix` records.
 
-certbound's generic loader (:mod:`certbound.checkpoints`) knows BERT-like
-architectures with two FFN matrices and d_h = N/H. A certbound-pi checkpoint
-can have variant P (one FFN matrix ``M``), any head width d_h (H·d_h ≠ N is
-allowed) and a learned readout, and its logits carry **no** 1/√d_h (A = W_Q W_Kᵀ
-exactly). This function yields the same record type as
-:func:`certbound.checkpoints.theory_matrices`, so the other commands can use it
-for ``model_type == "certbound-pi"`` (see ``/work/coord/readme-demo.md``).
+A thin wrapper: :mod:`certbound.checkpoints` reads certbound-pi checkpoints
+itself (``model_type`` ``certbound-pi``: variant P's single FFN matrix ``M``,
+any head width d_h, no 1/√d_h logit scale, the learned readout), so every
+command (spectrum, bound, proxies, audit) works on them directly. This module
+only keeps the older entry point, yielding the records in the data-flow order
+of :meth:`certbound.models.network.PiTransformer.theory_matrices` (per layer:
+QK and VO of each head in turn, then the FFN matrices; the readout last).
 
 Types: ``QK``, ``VO`` (factors, W = A Bᵀ, ``logit_scale_d = 1``), ``M``
 (variant P) or ``M_in``, ``M_out`` (variant B), and on request ``readout``
@@ -24,8 +24,6 @@ from __future__ import annotations
 import os
 from typing import Iterator, Sequence
 
-from certbound.models.checkpoint import load_pi_checkpoint
-
 __all__ = ["PI_MATRIX_TYPES", "pi_theory_matrices"]
 
 #: Types yielded by default (the readout only on request).
@@ -35,31 +33,30 @@ PI_MATRIX_TYPES = ("QK", "VO", "M", "M_in", "M_out")
 def pi_theory_matrices(path: str | os.PathLike, *, types: Sequence[str] = PI_MATRIX_TYPES,
                        layers: Sequence[int] | None = None) -> Iterator:
     """Yield ``TheoryMatrix`` records (data-flow order) of a certbound-pi checkpoint."""
-    from certbound.checkpoints import TheoryMatrix
+    from certbound.checkpoints import open_model, theory_matrices
 
-    net, _ = load_pi_checkpoint(path)
     want = set(types)
     unknown = want - set(PI_MATRIX_TYPES) - {"readout"}
     if unknown:
         raise ValueError(f"unknown matrix type(s) {sorted(unknown)} for a certbound-pi model; "
                          f"known: {PI_MATRIX_TYPES + ('readout',)}")
-    keep = None if layers is None else set(layers)
-    cfg = net.config
-    if keep is not None and not keep <= set(range(cfg.n_layers)):
-        raise ValueError(f"layers {sorted(keep)} out of range (model has {cfg.n_layers} layers)")
-    for m in net.theory_matrices():
-        if m.kind not in want:
-            continue
-        if m.kind == "readout":
-            if keep is None:
-                yield TheoryMatrix(cfg.n_layers - 1, None, "readout", m.shape, dense=m.dense, sources=("readout.w",))
-            continue
-        if keep is not None and m.layer not in keep:
-            continue
-        p = f"blocks.{m.layer}"
-        if m.kind in ("QK", "VO"):
-            src = (f"{p}.attn.W_Q", f"{p}.attn.W_K") if m.kind == "QK" else (f"{p}.attn.W_V", f"{p}.attn.W_O")
-            yield TheoryMatrix(m.layer, m.head, m.kind, m.shape, factors=(m.left.copy(), m.right.copy()),
-                               sources=src)
-        else:
-            yield TheoryMatrix(m.layer, None, m.kind, m.shape, dense=m.dense, sources=(f"{p}.ffn.{m.kind}",))
+    ck, layout = open_model(path)
+    try:
+        if layout.theory_config is None or layout.architecture != "certbound-pi":
+            raise ValueError(f"{path}: not a certbound-pi checkpoint (architecture {layout.architecture})")
+        if layers is not None and not set(layers) <= set(range(layout.num_layers)):
+            raise ValueError(f"layers {sorted(set(layers))} out of range (model has {layout.num_layers} layers)")
+        sel = [t for t in layout.matrix_types if t in want]
+        if "readout" in want and layers is None:
+            sel.append("readout")
+        recs = {(m.layer, m.head, m.type): m for m in theory_matrices(ck, layout=layout, types=sel, layers=layers)}
+    finally:
+        ck.close()
+    H = layout.num_heads
+    for layer in range(layout.num_layers):
+        for key in [(layer, h, t) for h in range(H) for t in ("QK", "VO")] + [
+                (layer, None, t) for t in layout.matrix_types[2:]]:
+            if key in recs:
+                yield recs[key]
+    if "readout" in sel:
+        yield recs[(layout.num_layers - 1, None, "readout")]

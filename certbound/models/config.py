@@ -79,8 +79,18 @@ class LossSpec:
 
     @property
     def loss_lip(self) -> float:
-        """L_ℒ: a Lipschitz constant of v ↦ ℓ(v, y) (exact float for ramp when 1/margin is)."""
-        return 1.0 if self.kind == "clipped-logistic" else 1.0 / self.margin
+        """L_ℒ: a Lipschitz constant of v ↦ ℓ(v, y); for the ramp, 1/margin rounded *up*.
+
+        A constant rounded down would not be a Lipschitz constant, so the
+        float is the smallest one ≥ the exact 1/margin.
+        """
+        if self.kind == "clipped-logistic":
+            return 1.0
+        from fractions import Fraction
+
+        q = 1 / Fraction(self.margin)
+        f = float(q)
+        return math.nextafter(f, math.inf) if Fraction(f) < q else f
 
     def to_json_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "loss_bound": self.loss_bound, "loss_lip": self.loss_lip}
