@@ -311,11 +311,32 @@ def trivial_nonnegative() -> arb:
 
 
 def arb_max(values: list[arb]) -> arb:
-    """A ball containing the maximum of the values (``arb(0)`` if empty)."""
-    out = None
-    for v in values:
-        out = v if out is None else out.max(v)
-    return arb(0) if out is None else out
+    """A ball containing the maximum of the values (``arb(0)`` if empty).
+
+    Built from exact endpoints: max lies in [max of lower ends, max of upper
+    ends] (``arb.max`` itself can be much wider).
+
+    >>> arb_max([arb(2).union(arb(3)), arb(1)]).upper() <= 3.0001
+    True
+    """
+    vals = list(values)
+    if not vals:
+        return arb(0)
+    if not all(v.is_finite() for v in vals):
+        out = vals[0]  # unbounded inputs: Arb's own (sound, looser) max
+        for v in vals[1:]:
+            out = out.max(v)
+        return out
+    lo = max(lower_fraction(v) for v in vals)
+    hi = max(upper_fraction(v) for v in vals)
+    with working_precision(max(ctx.prec, DEFAULT_PREC)):
+        return _fraction_ball(lo).union(_fraction_ball(hi))
+
+
+def _fraction_ball(q: Fraction) -> arb:
+    # q is dyadic (an endpoint): exact as m·2^-k.
+    k = q.denominator.bit_length() - 1
+    return arb(q.numerator) * arb(2) ** (-k)
 
 
 def arb_sum(values: Any) -> arb:

@@ -1,0 +1,266 @@
+"""``certbound proxies MODEL``: the reference paper's Section-6 proxies, certified.
+
+Prints B_ours and B_Edelman (paper and corrected variants), the chosen
+Schatten index p* per matrix, α per layer, and how much the variants differ.
+Every printed number is an outward-rounded bound from an Arb ball.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any, Sequence
+
+from certbound.ball import decimal_lower, decimal_upper
+from certbound.bounds.proxies import (
+    VARIANTS,
+    MatrixQuantities,
+    ProxyResult,
+    paper_proxies,
+    quantities_of_theory_matrix,
+    variant_ratios,
+)
+
+NAME = "proxies"
+HELP = "certified B_ours / B_Edelman proxies of the reference paper's Section 6 (paper and corrected variants)"
+
+__all__ = [
+    "NAME",
+    "HELP",
+    "add_arguments",
+    "run",
+    "resolve_model",
+    "model_quantities",
+    "summary_rows",
+    "SUMMARY_HEADER",
+    "summary_latex",
+    "matrices_csv_rows",
+    "MATRICES_CSV_HEADER",
+    "proxies_json",
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "model",
+        help="checkpoint path (directory, safetensors, .bin, .onnx) or a packaged name "
+        "(all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2)",
+    )
+    parser.add_argument(
+        "--variant",
+        choices=(*VARIANTS, "both"),
+        default="both",
+        help="paper: the authors' formulas (L_phi = 1.13, absent from gamma); corrected: "
+        "L_phi (exact GELU constant) also in gamma; both (default): print both and their ratio",
+    )
+    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast", help="kernel certificate mode")
+    parser.add_argument("--layers", type=int, default=None, metavar="K",
+                        help="use only layers 1..K (a prefix-depth sub-model, labelled as such)")
+    parser.add_argument("--mapping", default=None, help="tensor-name mapping file for unknown architectures")
+    parser.add_argument("--json", dest="json_path", default=None, metavar="FILE", help="write the JSON report")
+    parser.add_argument("--csv", dest="csv_path", default=None, metavar="FILE", help="write per-matrix CSV")
+    parser.add_argument("--latex", dest="latex_path", default=None, metavar="FILE",
+                        help="write a booktabs LaTeX summary table")
+    parser.add_argument("--digits", type=int, default=6, help="significant digits (upper bounds rounded up)")
+    parser.add_argument("--no-grid", action="store_true", help="omit the per-p contribution balls from the JSON")
+    parser.add_argument("--per-matrix", action="store_true", help="print every matrix, not only the summary")
+
+
+def resolve_model(spec: str | os.PathLike[str]) -> str:
+    """A checkpoint path: an existing path, or a packaged checkpoint's name.
+
+    Raises ``FileNotFoundError`` naming both possibilities when neither works.
+    """
+    spec = os.fspath(spec)
+    if os.path.exists(spec):
+        return spec
+    from certbound.checkpoints import find_packaged_checkpoint
+
+    try:
+        return str(find_packaged_checkpoint(spec))
+    except KeyError:
+        raise FileNotFoundError(f"{spec}: no such file or directory, and not a packaged checkpoint name") from None
+    except LookupError as exc:
+        raise FileNotFoundError(f"{spec}: {exc}") from None
+
+
+def model_quantities(
+    spec: str | os.PathLike[str],
+    *,
+    mode: str = "fast",
+    layers: int | None = None,
+    mapping: str | None = None,
+) -> tuple[dict[str, Any], list[MatrixQuantities]]:
+    """Certified per-matrix quantities of a checkpoint (and its layout summary)."""
+    from certbound.checkpoints import open_model, theory_matrices
+
+    path = resolve_model(spec)
+    ck, layout = open_model(path, mapping=mapping)
+    try:
+        if getattr(layout, "ffn_kind", "two") != "two":
+            raise ValueError(f"{path}: this {layout.architecture} model is variant P (one feed-forward matrix M); "
+                             "the paper's proxies B_ours/B_Edelman are defined for two (M_in, M_out). For this "
+                             "model use `certbound bound` (a true certificate) or `certbound spectrum`")
+        n_layers = layout.num_layers
+        if layers is not None:
+            if not 1 <= layers <= n_layers:
+                raise ValueError(f"--layers {layers}: the model has {n_layers} layers")
+            n_layers = layers
+        qs = [
+            quantities_of_theory_matrix(r, mode)
+            for r in theory_matrices(ck, layout=layout, layers=range(n_layers))
+        ]
+    finally:
+        ck.close()
+    info = dict(layout.summary())
+    info["path"] = path
+    info["used_layers"] = n_layers
+    return info, qs
+
+
+SUMMARY_HEADER = ["model", "kind", "L", "N", "H", "variant", "B_ours (upper)", "B_Edelman (upper)",
+                  "p*=0", "matrices"]
+
+
+def summary_rows(name: str, kind: str, results: Sequence[ProxyResult], digits: int = 6) -> list[list[Any]]:
+    """Plain-text rows (upper bounds rounded up) for :data:`SUMMARY_HEADER`."""
+    rows = []
+    for r in results:
+        counts = r.p_star_counts()
+        rows.append([name, kind, r.num_layers, r.width, r.num_heads, r.variant,
+                     decimal_upper(r.B_ours, digits), decimal_upper(r.B_edelman, digits),
+                     counts.get("0", 0), len(r.matrices)])
+    return rows
+
+
+def summary_latex(entries: Sequence[tuple[str, str, ProxyResult]], digits: int = 4, caption: str | None = None,
+                  label: str | None = None) -> str:
+    """Booktabs table: one row per (model, kind, result); bounds rounded up."""
+    from certbound.report.latex import Raw, latex_escape, latex_table, latex_upper
+
+    rows = []
+    for name, kind, r in entries:
+        rows.append([Raw(latex_escape(name)), Raw(latex_escape(kind)), r.num_layers, r.width, r.num_heads,
+                     Raw(latex_escape(r.variant)), latex_upper(r.B_ours, digits), latex_upper(r.B_edelman, digits),
+                     r.p_star_counts().get("0", 0), len(r.matrices)])
+    header = ["model", "kind", Raw("$L$"), Raw("$N$"), Raw("$H$"), "variant", Raw("$B_{\\mathrm{ours}}\\le$"),
+              Raw("$B_{\\mathrm{Edelman}}\\le$"), Raw("$p^\\star=0$"), "matrices"]
+    notes = (f"Certified upper bounds, rounded up to {digits} significant digits, of the proxies of the "
+             "reference paper's Section~6 (not generalization bounds). paper: $L_\\varphi=1.13$ in "
+             "$\\alpha$ only; corrected: exact GELU constant $1.12890\\ldots$ also in $\\gamma$.")
+    return latex_table(rows, header, caption=caption, label=label, notes=notes)
+
+
+MATRICES_CSV_HEADER = ["model", "variant", "layer", "head", "type", "rows", "cols", "p_star", "p_star_index",
+                       "contribution_lower", "contribution_upper", "spectral_lower", "spectral_upper",
+                       "norm21_lower", "norm21_upper", "K_lower", "K_upper"]
+
+
+def matrices_csv_rows(name: str, r: ProxyResult, digits: int = 17) -> list[list[Any]]:
+    """Per-matrix CSV rows (lower ends rounded down, upper ends up)."""
+    rows = []
+    for m in r.matrices:
+        rows.append([name, r.variant, m.layer, m.head, m.type, m.shape[0], m.shape[1], str(m.p_star),
+                     m.p_star_index,
+                     decimal_lower(m.contribution, digits), decimal_upper(m.contribution, digits),
+                     decimal_lower(m.spectral, digits), decimal_upper(m.spectral, digits),
+                     decimal_lower(m.norm_21, digits), decimal_upper(m.norm_21, digits),
+                     decimal_lower(m.K, digits), decimal_upper(m.K, digits)])
+    return rows
+
+
+def proxies_json(info: dict[str, Any], results: Sequence[ProxyResult], *, full_grid: bool = True,
+                 digits: int = 17) -> dict[str, Any]:
+    """The JSON report: the issue's form for one variant; both variants plus ratios otherwise."""
+    from certbound.ball import ball_to_json
+
+    docs = [r.to_json(digits=digits, full_grid=full_grid) for r in results]
+    for d in docs:
+        d["model"] = info
+    if len(results) == 1:
+        return docs[0]
+    by = {r.variant: r for r in results}
+    ratios = variant_ratios(by["corrected"], by["paper"])
+    return {
+        "model": info,
+        "variants": {d["variant"]: d for d in docs},
+        "ratio_corrected_over_paper": {k: ball_to_json(v, digits) for k, v in ratios.items()},
+    }
+
+
+def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult], digits: int,
+                  per_matrix: bool, seconds: float) -> None:
+    from certbound.report.table import format_table
+
+    kind = "trained" if info.get("used_layers") == info.get("num_layers") else (
+        f"prefix: layers 1..{info.get('used_layers')} of {info.get('num_layers')}")
+    print(f"model: {name} ({info.get('architecture')}, L={info.get('used_layers')}, N={info.get('hidden_size')}, "
+          f"heads={info.get('num_heads')}, d_ff={info.get('intermediate_size')}) [{kind}]")
+    print(f"grid P_m: m = {results[0].m} ({2 * results[0].m + 1} points); certified in {seconds:.1f} s")
+    print()
+    rows = [[r.variant, decimal_lower(r.B_ours, digits), decimal_upper(r.B_ours, digits),
+             decimal_lower(r.B_edelman, digits), decimal_upper(r.B_edelman, digits),
+             ", ".join(f"{k}:{v}" for k, v in r.p_star_counts().items())] for r in results]
+    print(format_table(rows, ["variant", "B_ours >=", "B_ours <=", "B_Edelman >=", "B_Edelman <=", "p* counts"]))
+    print()
+    r0 = results[0]
+    rows = [[lp.layer, decimal_upper(lp.alpha, digits), decimal_upper(lp.lipschitz, digits),
+             decimal_upper(lp.xi, digits)] for lp in r0.layers]
+    print(f"per layer ({r0.variant} variant; upper bounds):")
+    print(format_table(rows, ["layer", "alpha", "layer Lipschitz", "xi (Edelman)"]))
+    if len(results) == 2:
+        by = {r.variant: r for r in results}
+        ratios = variant_ratios(by["corrected"], by["paper"])
+        print()
+        print("corrected / paper (certified ratio intervals):")
+        for k, v in ratios.items():
+            print(f"  {k}: [{decimal_lower(v, digits)}, {decimal_upper(v, digits)}]")
+        print("  (the corrected variant puts L_phi = 1.12890... into gamma, as a derivation does; at p* = 0 a "
+              "contribution is sqrt(rank * N) and does not depend on gamma)")
+    if per_matrix:
+        for r in results:
+            print()
+            print(f"per matrix ({r.variant}):")
+            rows = [[m.layer, m.head, m.type, str(m.p_star), decimal_upper(m.contribution, digits),
+                     decimal_upper(m.spectral, digits), decimal_upper(m.norm_21, digits)] for m in r.matrices]
+            print(format_table(rows, ["layer", "head", "type", "p*", "min_p c(p) <=", "C2 <=", "||.||_21 <="]))
+    print()
+    print("Proxies of leading factors (not generalization bounds); biases, LayerNorm, embeddings and the "
+          "1/sqrt(d_h) logit scale are ignored as in the authors' code.")
+
+
+def run(args: argparse.Namespace) -> int:
+    from certbound.report.writers import atomic_write_text, write_csv, write_json
+
+    if args.digits < 1:
+        raise ValueError("--digits must be >= 1")
+    t0 = time.perf_counter()
+    info, qs = model_quantities(args.model, mode=args.mode, layers=args.layers, mapping=args.mapping)
+    variants = VARIANTS if args.variant == "both" else (args.variant,)
+    results = [paper_proxies(qs, v) for v in variants]
+    seconds = time.perf_counter() - t0
+    name = os.path.basename(os.path.normpath(os.fspath(args.model)))
+    # Produce every output text before touching any file (no partial outputs).
+    outputs: list[tuple[str, Any]] = []
+    if args.json_path:
+        outputs.append(("json", proxies_json(info, results, full_grid=not args.no_grid)))
+    if args.csv_path:
+        rows = [row for r in results for row in matrices_csv_rows(name, r)]
+        outputs.append(("csv", rows))
+    if args.latex_path:
+        kind = "trained" if info["used_layers"] == info["num_layers"] else f"prefix 1..{info['used_layers']}"
+        outputs.append(("latex", summary_latex([(name, kind, r) for r in results], digits=args.digits,
+                                               caption=f"Certified proxies of {name}", label="tab:proxies")))
+    _print_report(name, info, results, args.digits, args.per_matrix, seconds)
+    for kind, obj in outputs:
+        if kind == "json":
+            write_json(args.json_path, obj)
+        elif kind == "csv":
+            write_csv(args.csv_path, obj, MATRICES_CSV_HEADER)
+        else:
+            atomic_write_text(args.latex_path, obj + "\n")
+    sys.stdout.flush()
+    return 0
+

@@ -1,0 +1,306 @@
+"""Figures of the paper's Section 6, from certified proxies (matplotlib, optional).
+
+Each figure is written as PDF and PNG (fonts embedded as TrueType, Type 42)
+with a caption printed under the plot that says what was run, and the same
+caption returned for tables/README use. Plotted values are the *upper ends*
+of certified balls (rounded up to floats), so a plotted bound is never below
+the certified one; curves normalised by a reference point divide two such
+upper ends and are for reading the *shape* (growth) only.
+
+What the data are is always labelled:
+
+* ``trained``  — a real checkpoint (different checkpoints come from
+  different training recipes; points of different models are not a clean
+  scaling experiment);
+* ``prefix``   — layers 1..k of one trained model (not a trained k-layer model);
+* ``random-init`` — untrained weights with i.i.d. N(0, 0.02²) entries in the
+  BERT-Miniature shapes (the control).
+
+matplotlib is imported lazily (``pip install certbound[plot]``).
+
+>>> from certbound.report.figures import FIGURE_KINDS
+>>> "trained" in FIGURE_KINDS
+True
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from certbound.ball import float_upper
+
+__all__ = [
+    "FIGURE_KINDS",
+    "ModelRun",
+    "import_pyplot",
+    "save_figure",
+    "plot_proxies_vs_width",
+    "plot_proxies_vs_depth",
+    "plot_singular_value_decay",
+    "plot_norms_vs_width",
+    "plot_contribution_curves",
+]
+
+#: Labels of where a model's weights come from.
+FIGURE_KINDS = ("trained", "prefix", "random-init")
+
+_KIND_STYLE = {"trained": "-", "prefix": "--", "random-init": ":"}
+
+
+@dataclass
+class ModelRun:
+    """One model's certified proxies, for tables and figures.
+
+    ``results`` maps a variant name to its :class:`~certbound.bounds.proxies.ProxyResult`;
+    ``quantities`` (optional) are the per-matrix certified quantities, used by
+    the singular-value and norm figures.
+    """
+
+    name: str
+    kind: str
+    results: dict[str, Any]
+    quantities: list[Any] = field(default_factory=list, repr=False)
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in FIGURE_KINDS:
+            raise ValueError(f"model kind {self.kind!r} is not one of {FIGURE_KINDS}")
+
+    @property
+    def num_layers(self) -> int:
+        return next(iter(self.results.values())).num_layers
+
+    @property
+    def width(self) -> int:
+        return next(iter(self.results.values())).width
+
+    def upper(self, proxy: str, variant: str = "paper") -> float:
+        """Float ≥ the certified ball's upper end (``proxy`` = B_ours or B_edelman)."""
+        return float_upper(getattr(self.results[variant], proxy))
+
+
+def import_pyplot() -> Any:
+    """matplotlib.pyplot with a non-interactive backend and Type-42 fonts."""
+    try:
+        import matplotlib
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("figures need matplotlib: pip install 'certbound[plot]'") from exc
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "module://matplotlib_inline.backend_inline"):
+        matplotlib.use("Agg")
+    matplotlib.rcParams["pdf.fonttype"] = 42  # embed TrueType (Type 42), not Type 3
+    matplotlib.rcParams["ps.fonttype"] = 42
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, caption: str) -> dict[str, str]:
+    """Write ``stem.pdf`` and ``stem.png`` atomically, caption printed under the plot.
+
+    Returns ``{"pdf": path, "png": path, "caption": caption}``.
+    """
+    import textwrap
+
+    out_dir = os.fspath(out_dir)
+    wrapped = "\n".join(textwrap.wrap(caption, 150))
+    nlines = wrapped.count("\n") + 1
+    fig.subplots_adjust(bottom=min(0.12 + 0.035 * nlines, 0.45))
+    fig.text(0.01, 0.01, wrapped, fontsize=7, va="bottom", ha="left", wrap=True)
+    paths = {}
+    for ext in ("pdf", "png"):
+        final = os.path.join(out_dir, f"{stem}.{ext}")
+        fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{ext}", dir=out_dir)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, format=ext, dpi=150)
+            os.replace(tmp, final)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        paths[ext] = final
+    paths["caption"] = caption
+    return paths
+
+
+def _series(runs: Sequence[ModelRun], key: str) -> dict[tuple[str, str, int], list[ModelRun]]:
+    """Group runs by (kind, series name, fixed value) for curves over ``key``."""
+    groups: dict[tuple[str, str, int], list[ModelRun]] = {}
+    for r in runs:
+        fixed = r.num_layers if key == "N" else r.width
+        series = r.note if r.kind == "prefix" else r.kind
+        groups.setdefault((r.kind, series, fixed), []).append(r)
+    return groups
+
+
+def _normalised_panels(plt: Any, runs: Sequence[ModelRun], key: str, variant: str) -> Any:
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
+    groups = _series(runs, key)
+    for ax, proxy, title in zip(axes, ("B_ours", "B_edelman"), ("$B_{ours}$", "$B_{Edelman}$")):
+        for (kind, series, fixed), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+            xs = [m.width if key == "N" else m.num_layers for m in members]
+            order = np.argsort(xs)
+            xs = np.asarray(xs)[order]
+            ys = np.asarray([members[i].upper(proxy, variant) for i in order])
+            if len(xs) < 2:
+                continue
+            label = f"{series}, {'L' if key == 'N' else 'N'}={fixed}"
+            ax.plot(xs, ys / ys[0], _KIND_STYLE[kind], marker="o", ms=3, label=label)
+        ax.set_yscale("log")
+        ax.set_xlabel("hidden width N" if key == "N" else "depth L")
+        ax.set_ylabel(f"{title} / value at smallest {'N' if key == 'N' else 'L'}")
+        ax.set_title(f"{title} ({variant} variant)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    return fig
+
+
+def plot_proxies_vs_width(runs: Sequence[ModelRun], out_dir: str, *, variant: str = "paper",
+                          what_was_run: str = "") -> dict[str, str]:
+    """Both proxies vs N at fixed L, normalised at the smallest N (log y)."""
+    plt = import_pyplot()
+    fig = _normalised_panels(plt, runs, "N", variant)
+    caption = ("Proxies vs hidden width N at fixed depth L, each curve divided by its value at the smallest N "
+               "(certified upper ends). Dotted: untrained random initialisation (std 0.02, BERT-Miniature "
+               "shapes, heads N/64, d_ff 4N) - a control, not trained weights. " + what_was_run)
+    out = save_figure(fig, out_dir, "proxies_vs_N", caption)
+    plt.close(fig)
+    return out
+
+
+def plot_proxies_vs_depth(runs: Sequence[ModelRun], out_dir: str, *, variant: str = "paper",
+                          what_was_run: str = "") -> dict[str, str]:
+    """Both proxies vs L at fixed N, normalised at the smallest L (log y).
+
+    Prefix-depth curves (layers 1..k of one trained model) are dashed and
+    labelled; trained checkpoints of different depths at the same N are
+    solid and come from different training recipes.
+    """
+    plt = import_pyplot()
+    fig = _normalised_panels(plt, runs, "L", variant)
+    caption = ("Proxies vs depth L at fixed width N, each curve divided by its value at the smallest L "
+               "(certified upper ends). Dashed: prefix-depth curves (layers 1..k of one trained model, not "
+               "trained k-layer models). Solid: different trained checkpoints (different training recipes). "
+               "Dotted: untrained random initialisation (control). " + what_was_run)
+    out = save_figure(fig, out_dir, "proxies_vs_L", caption)
+    plt.close(fig)
+    return out
+
+
+def plot_singular_value_decay(run: ModelRun, out_dir: str, *, layers: Sequence[int] = (0,),
+                              what_was_run: str = "") -> dict[str, str]:
+    """Certified singular values (upper ends) of every QK head, VO head, M_in, M_out."""
+    plt = import_pyplot()
+    fig, axes = plt.subplots(1, 4, figsize=(14, 4.2))
+    fig.subplots_adjust(wspace=0.3)
+    palette = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
+    for j, (ax, t) in enumerate(zip(axes, ("QK", "VO", "M_in", "M_out"))):
+        for q in run.quantities:
+            if q.type != t or q.layer not in layers or q.sigma_upper is None:
+                continue
+            k = q.rank[1] if q.rank is not None else len(q.sigma_upper)
+            s = np.asarray(q.sigma_upper[:k])
+            first = q.head in (None, 0)
+            ax.plot(np.arange(1, len(s) + 1), s, lw=0.7, alpha=0.7, color=palette[q.layer % len(palette)],
+                    label=(f"layer {q.layer + 1}" + (" (all heads)" if q.head is not None else "")) if first else None)
+        ax.set_yscale("log")
+        ax.set_xlabel("index i")
+        if j == 0:
+            ax.set_ylabel("sigma_i (certified upper end)")
+        ax.set_title(t)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    caption = (f"Singular-value decay of {run.name} ({run.kind}), layers {', '.join(str(l + 1) for l in layers)}: "
+               "every head's QK and VO (only singular values that may be nonzero, up to the certified rank) "
+               "and M_in, M_out. " + what_was_run)
+    out = save_figure(fig, out_dir, "singular_values", caption)
+    plt.close(fig)
+    return out
+
+
+def _mean_norms(run: ModelRun, layer_limit: int | None) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for t in ("QK", "VO", "M_in", "M_out"):
+        qs = [q for q in run.quantities if q.type == t and (layer_limit is None or q.layer < layer_limit)]
+        if not qs:
+            continue
+        out[t] = {
+            "spectral": float(np.mean([float_upper(q.spectral) for q in qs])),
+            "(2,1)": float(np.mean([float_upper(q.norm_21) for q in qs])),
+            "(1,1)": float(np.mean([float_upper(q.norm_11) for q in qs])) if all(
+                q.norm_11 is not None for q in qs) else float("nan"),
+        }
+    return out
+
+
+def plot_norms_vs_width(runs: Sequence[ModelRun], out_dir: str, *, depth: int = 2,
+                        what_was_run: str = "") -> dict[str, str]:
+    """(2,1)-, (1,1)- and spectral-norm growth with N (mean over heads/layers 1..depth)."""
+    plt = import_pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    fig.subplots_adjust(wspace=0.3)
+    for ax, norm in zip(axes, ("(2,1)", "(1,1)", "spectral")):
+        for kind in ("trained", "random-init"):  # prefix runs are subsets of trained ones
+            members = [r for r in runs if r.kind == kind and r.quantities and
+                       (kind != "random-init" or r.num_layers == depth)]
+            if not members:
+                continue
+            members.sort(key=lambda r: r.width)
+            for t, marker in zip(("QK", "VO", "M_in", "M_out"), "os^v"):
+                xs, ys = [], []
+                for r in members:
+                    v = _mean_norms(r, depth).get(t, {}).get(norm)
+                    if v is not None and np.isfinite(v):
+                        xs.append(r.width)
+                        ys.append(v)
+                if xs:
+                    style = _KIND_STYLE[kind] if kind == "random-init" else "none"
+                    ax.plot(xs, ys, linestyle=style, marker=marker, ms=4 if kind == "random-init" else 6,
+                            mfc="none" if kind == "trained" else None, label=f"{t} ({kind})")
+        ax.set_yscale("log")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("hidden width N")
+        ax.set_title(f"{norm} norm")
+        ax.set_ylabel("mean per matrix (certified upper ends)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    caption = (f"Norm growth with width: mean per-matrix (2,1)-, (1,1)- and spectral norms over heads and layers "
+               f"1..{depth}. Lines: untrained random initialisation at L={depth} (control); isolated markers: "
+               "trained checkpoints (different recipes). " + what_was_run)
+    out = save_figure(fig, out_dir, "norms_vs_N", caption)
+    plt.close(fig)
+    return out
+
+
+def plot_contribution_curves(run: ModelRun, out_dir: str, *, variant: str = "paper",
+                             what_was_run: str = "") -> dict[str, str]:
+    """Per-matrix c(p) over the grid P_m (upper ends), p* marked."""
+    plt = import_pyplot()
+    res = run.results[variant]
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    colors = {"QK": "tab:blue", "VO": "tab:orange", "M_in": "tab:green", "M_out": "tab:red"}
+    grid = np.asarray([float(p) for p in res.grid])
+    seen = set()
+    for m in res.matrices:
+        ys = np.asarray([float_upper(c) for c in m.c])
+        ax.plot(grid, ys, color=colors[m.type], lw=0.6, alpha=0.5,
+                label=m.type if m.type not in seen else None)
+        ax.plot([float(m.p_star)], [float_upper(m.contribution_at_p_star)], "k.", ms=3)
+        seen.add(m.type)
+    ax.set_yscale("log")
+    ax.set_xlabel("Schatten index p (grid P_m)")
+    ax.set_ylabel("c(p) (certified upper end)")
+    ax.set_title(f"Per-matrix contributions c(p), {run.name} ({variant} variant)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    counts = res.p_star_counts()
+    caption = (f"c(p) = S_p^(1/(p+2)) K^(p/(p+2)) N^((p+1)/(p+2)) over P_m (m={res.m}) for every matrix of "
+               f"{run.name} ({run.kind}); black dots: chosen p* (counts {counts}). " + what_was_run)
+    out = save_figure(fig, out_dir, "contribution_curves", caption)
+    plt.close(fig)
+    return out

@@ -1,0 +1,244 @@
+"""LaTeX (booktabs) tables of certified numbers, rounded outward.
+
+A certified quantity is printed as an *upper bound* (its ball's upper end
+rounded **up** to ``digits`` significant digits), a *lower bound* (lower end
+rounded **down**) or an *interval* ``[lower, upper]`` with both ends rounded
+outward — always through :func:`certbound.ball.decimal_upper` and
+:func:`certbound.ball.decimal_lower`, never through ``float()`` or ``%g``, so
+the printed digits are themselves proven bounds.
+
+Cells of :func:`latex_table` are ``arb`` balls (printed as intervals), already
+formatted :class:`Raw` LaTeX (from :func:`latex_upper`, :func:`latex_lower`,
+:func:`latex_interval`), ints, or plain text (escaped).
+
+Examples
+--------
+>>> from flint import arb
+>>> x = arb(1) / 3
+>>> latex_upper(x, 3), latex_lower(x, 3)
+('0.334', '0.333')
+>>> latex_number("1.25e+7")
+'1.25\\\\times 10^{7}'
+>>> print(latex_table([["QK", latex_upper(x, 3)]], ["type", Raw(r"$\\sigma_1$ (upper)")]))
+\\begin{tabular}{lr}
+\\toprule
+type & $\\sigma_1$ (upper) \\\\
+\\midrule
+QK & $0.334$ \\\\
+\\bottomrule
+\\end{tabular}
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Sequence
+
+from flint import arb
+
+from certbound.ball import decimal_lower, decimal_upper
+
+__all__ = [
+    "Raw",
+    "latex_escape",
+    "latex_number",
+    "latex_upper",
+    "latex_lower",
+    "latex_interval",
+    "latex_table",
+    "latex_document",
+]
+
+
+class Raw(str):
+    """A string that already is LaTeX (not escaped by :func:`latex_table`)."""
+
+
+class _MathNumber(Raw):
+    """A formatted number (typeset in math mode, right-aligned)."""
+
+
+_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape LaTeX's special characters in plain text.
+
+    >>> latex_escape("M_in & 50%")
+    'M\\_in \\& 50\\%'
+    """
+    return "".join(_ESCAPES.get(c, c) for c in str(text))
+
+
+_DECIMAL = re.compile(r"^(-?)(\d+(?:\.\d*)?)(?:e([-+]?\d+))?$")
+
+
+def latex_number(decimal: str) -> Raw:
+    r"""A decimal string from :mod:`certbound.ball` as LaTeX math (no $).
+
+    The digits are copied, never re-rounded: ``"1.5e-7"`` → ``1.5\times 10^{-7}``.
+
+    >>> latex_number("-0.5"), latex_number("inf"), latex_number("3e-12")
+    ('-0.5', '\\infty', '3\\times 10^{-12}')
+    """
+    s = str(decimal).strip()
+    if s in ("inf", "+inf"):
+        return Raw(r"\infty")
+    if s == "-inf":
+        return Raw(r"-\infty")
+    m = _DECIMAL.match(s.lower())
+    if not m:
+        raise ValueError(f"not a decimal number string: {decimal!r}")
+    sign, mant, exp = m.groups()
+    if exp is None:
+        return Raw(f"{sign}{mant}")
+    return Raw(f"{sign}{mant}\\times 10^{{{int(exp)}}}")
+
+
+def latex_upper(x: arb, digits: int = 4) -> Raw:
+    """The ball's upper end rounded **up** to ``digits`` significant digits.
+
+    >>> from flint import arb
+    >>> latex_upper(arb(2) / 3, 2)
+    '0.67'
+    """
+    return _MathNumber(latex_number(decimal_upper(x, digits)))
+
+
+def latex_lower(x: arb, digits: int = 4) -> Raw:
+    """The ball's lower end rounded **down** to ``digits`` significant digits.
+
+    >>> from flint import arb
+    >>> latex_lower(arb(2) / 3, 2)
+    '0.66'
+    """
+    return _MathNumber(latex_number(decimal_lower(x, digits)))
+
+
+def latex_interval(x: arb, digits: int = 4) -> Raw:
+    """``[lower, upper]`` with both ends rounded outward.
+
+    An exact value whose two ends print identically is shown once.
+
+    >>> from flint import arb
+    >>> latex_interval(arb(2) / 3, 3)
+    '[0.666, 0.667]'
+    >>> latex_interval(arb(32), 3)
+    '32'
+    """
+    lo, hi = decimal_lower(x, digits), decimal_upper(x, digits)
+    if lo == hi:
+        return _MathNumber(latex_number(lo))
+    return _MathNumber(f"[{latex_number(lo)}, {latex_number(hi)}]")
+
+
+def _cell(value: Any, digits: int) -> str:
+    if isinstance(value, _MathNumber):
+        return f"${value}$"
+    if isinstance(value, Raw):
+        return str(value)
+    if isinstance(value, arb):
+        return f"${latex_interval(value, digits)}$"
+    if value is None:
+        return "--"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"${value}$"
+    if isinstance(value, Fraction):
+        return f"${value.numerator}$" if value.denominator == 1 else f"${value.numerator}/{value.denominator}$"
+    if isinstance(value, float):
+        raise TypeError(
+            "refusing a bare float in a certified LaTeX table: format it with "
+            "latex_upper/latex_lower/latex_interval (or wrap uncertified text in Raw)"
+        )
+    return latex_escape(str(value))
+
+
+def _is_numeric(value: Any) -> bool:
+    return isinstance(value, (_MathNumber, arb, int, Fraction)) and not isinstance(value, bool)
+
+
+def latex_table(
+    rows: Sequence[Sequence[Any]],
+    header: Sequence[Any],
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    align: str | None = None,
+    digits: int = 4,
+    notes: str | None = None,
+) -> str:
+    r"""A booktabs ``tabular`` (in a ``table`` float if caption/label given).
+
+    Parameters
+    ----------
+    rows, header
+        Cells (see the module docstring); header cells are text (escaped
+        unless :class:`Raw`).
+    caption, label
+        Optional; the caption is LaTeX (escape it with :func:`latex_escape`
+        if it is plain text).
+    align
+        Column specification; default ``r`` for numeric columns, ``l`` else.
+    digits
+        Significant digits for bare ``arb`` cells (printed as intervals).
+    notes
+        LaTeX text placed under the tabular (e.g. what was run).
+
+    >>> t = latex_table([[1, "a_b"]], ["n", "name"], caption="C", label="tab:x")
+    >>> t.splitlines()[0], t.splitlines()[-1]
+    ('\\begin{table}[htbp]', '\\end{table}')
+    """
+    ncol = len(header)
+    for i, row in enumerate(rows):
+        if len(row) != ncol:
+            raise ValueError(f"LaTeX table row {i} has {len(row)} cells, header has {ncol}")
+    if align is None:
+        align = "".join(
+            "r" if rows and all(_is_numeric(r[j]) or r[j] is None for r in rows) else "l" for j in range(ncol)
+        )
+    elif len(align.replace("@{}", "")) < ncol:
+        raise ValueError(f"align {align!r} gives fewer than {ncol} columns")
+    head = " & ".join(str(h) if isinstance(h, Raw) else latex_escape(str(h)) for h in header)
+    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule", head + " \\\\", "\\midrule"]
+    for row in rows:
+        lines.append(" & ".join(_cell(v, digits) for v in row) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if notes:
+        lines.append("")
+        lines.append(f"\\par\\smallskip{{\\footnotesize {notes}}}")
+    if caption is None and label is None:
+        return "\n".join(lines)
+    out = ["\\begin{table}[htbp]", "\\centering"]
+    if caption is not None:
+        out.append(f"\\caption{{{caption}}}")
+    if label is not None:
+        out.append(f"\\label{{{label}}}")
+    out += lines
+    out.append("\\end{table}")
+    return "\n".join(out)
+
+
+def latex_document(*bodies: str) -> str:
+    r"""A minimal standalone document (``article`` + ``booktabs``) around tables.
+
+    >>> latex_document("x").splitlines()[1]
+    '\\usepackage{booktabs}'
+    """
+    return (
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=2cm,landscape]{geometry}\n"
+        "\\begin{document}\n" + "\n\n".join(bodies) + "\n\\end{document}\n"
+    )
