@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -217,10 +218,38 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
     return spectra, cfg
 
 
+def _check_report_matches(rep_cfg: Any, layout: Any, report_path: str, model_path: str) -> None:
+    """Refuse a spectrum report whose recorded architecture differs from the model's.
+
+    The bound is printed for ``model_path``; spectra of another architecture (e.g. a
+    deeper model, whose first layers would silently be used) would make it a bound
+    for other weights. Same-shape checkpoints cannot be told apart here (the report
+    stores no weight digest): reusing a report is the user's assertion that it is of
+    this model.
+    """
+    if not isinstance(rep_cfg, dict):
+        raise ValueError(f"{report_path}: the report has no config block to check against {model_path}")
+    mine = layout.summary()
+    for key in ("architecture", "num_layers", "hidden_size", "num_heads", "head_dim", "intermediate_size",
+                "ffn_kind"):
+        if key in rep_cfg and key in mine and rep_cfg[key] != mine[key]:
+            raise ValueError(f"{report_path}: the spectrum report is of another model ({key} = {rep_cfg[key]!r}, "
+                             f"but {model_path} has {mine[key]!r})")
+
+
 def _activation(cfg: dict, act_lip: str | None) -> tuple[str, Any]:
-    act = str(cfg.get("hidden_act", cfg.get("activation_function", "gelu"))).lower()
+    stated = cfg.get("hidden_act", cfg.get("activation_function"))
     if act_lip is not None:
-        return act, _parse_number(act_lip, "--act-lip")
+        return str(stated if stated is not None else "unstated").lower(), _parse_number(act_lip, "--act-lip")
+    if stated is None:
+        # (A3) needs the constants of the activation the weights are used with; an unstated one
+        # (e.g. a config inferred from an ONNX graph) must not silently become the exact GELU.
+        raise ValueError(
+            "the model's config states no activation (hidden_act / activation_function), so no certified "
+            "Lipschitz constant can be chosen: pass --act-lip with a proven upper bound (φ(0) = 0 and "
+            "‖φ(z)‖ ≤ ‖z‖ are assumed; exact GELU: 1.1289042, tanh GELU: 1.128994, ReLU: 1) or --config FILE"
+        )
+    act = str(stated).lower()
     if act in ("gelu", "relu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast"):
         return act, None
     raise ValueError(
@@ -292,6 +321,12 @@ def _constant(arg: str | None, tc: dict | None, key: str, what: str) -> Any:
         return _parse_number(arg, what)
     if tc and tc.get(key) is not None:
         v = tc[key]
+        # A float in the config is the exact binary64 number the model uses (e.g. the loss clip):
+        # keep it. str() would give the shortest decimal, which may lie *below* it (0.1 → 1/10).
+        if isinstance(v, float) and not isinstance(v, bool):
+            if not math.isfinite(v):
+                raise ValueError(f"{what}: the certbound-pi config's {key} = {v!r} is not finite")
+            return v
         return v if isinstance(v, (int, Fraction)) else _parse_number(str(v), what)
     return 1
 
@@ -431,7 +466,8 @@ def run(args: argparse.Namespace) -> int:
         ck, layout = open_model(path, config=args.config, mapping=args.mapping)
         try:
             scale_logits = scale_logits and getattr(layout, "attention_logit_scale", True)
-            spectra, _ = spectra_from_report(args.spectra, scale_logits=scale_logits)
+            spectra, rep_cfg = spectra_from_report(args.spectra, scale_logits=scale_logits)
+            _check_report_matches(rep_cfg, layout, args.spectra, path)
             if getattr(layout, "has_readout", False) and "readout" not in spectra:
                 # spectrum reports omit the readout: certify ‖w‖₂ from the checkpoint (one vector)
                 for m in theory_matrices(ck, layout=layout, types=("readout",)):

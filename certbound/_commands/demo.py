@@ -20,7 +20,8 @@ HELP = "certified generalization bound of the shipped theory-faithful Π-Transfo
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, metavar="PATH",
                         help="a certbound-pi checkpoint directory (default: the shipped demo model)")
-    parser.add_argument("--delta", type=float, default=0.01, help="confidence parameter δ (default: %(default)s)")
+    parser.add_argument("--delta", type=_exact_number, default=None,
+                        help="confidence parameter δ, read as an exact decimal (default: 0.01)")
     parser.add_argument("--n", type=int, default=None,
                         help="sample size n of the bound (default: the checkpoint's training-set size)")
     parser.add_argument("--n-test", type=int, default=None,
@@ -29,6 +30,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="singular-value certificate mode (default: %(default)s)")
     parser.add_argument("--no-search", action="store_true", help="skip the non-vacuity sample-size search")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write the full result as JSON")
+
+
+def _exact_number(text: str) -> Any:
+    """A decimal literal exactly: a float only when it is that binary64 value, else a Fraction.
+
+    ``float("0.01")`` is slightly larger than 1/100; the bound must be evaluated at
+    the δ the user wrote, or the printed confidence 1 − δ would be overstated.
+    """
+    from fractions import Fraction
+
+    try:
+        q = Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    return float(q) if Fraction(float(q)) == q else q
+
+
+def _directed_decimal(q: Any, up: bool, digits: int = 6) -> str:
+    """The exact rational ``q`` as a decimal of ``digits`` significant digits, rounded up or down."""
+    import decimal
+    from fractions import Fraction
+
+    q = Fraction(q)
+    ctx = decimal.Context(prec=digits, rounding=decimal.ROUND_CEILING if up else decimal.ROUND_FLOOR)
+    d = ctx.divide(decimal.Decimal(q.numerator), decimal.Decimal(q.denominator))
+    return f"{d.normalize(ctx):f}" if d != 0 else "0"
+
+
+def _confidence_text(delta: Any) -> str:
+    """``1 − δ`` rounded *down* (a lower bound on the certified probability), from the exact δ."""
+    from fractions import Fraction
+
+    return _directed_decimal(1 - Fraction(delta), up=False)
+
+
+def _delta_text(delta: Any) -> str:
+    """δ rounded *up*, from its exact value."""
+    return _directed_decimal(delta, up=True)
 
 
 def _upper(x: Any, digits: int = 5) -> str:
@@ -119,7 +158,7 @@ def format_report(res) -> str:
                      f"label noise {task['label_noise']}")
     loss = cfg.loss
     lines.append(f"loss    {loss.kind}, values in [0, B_L = {loss.loss_bound:g}], L_L = {loss.loss_lip:g};  "
-                 f"n = {res.n}, δ = {res.delta:g}")
+                 f"n = {res.n}, δ = {_delta_text(res.delta)}")
     lines.append("")
     rows, header = _matrix_rows(res)
     lines.append(format_table(rows, header))
@@ -129,7 +168,7 @@ def format_report(res) -> str:
     lines.append("")
     verdict = "non-vacuous" if not b.vacuous else f"vacuous: not below B_L = {loss.loss_bound:g}"
     lines.append(f"certified bound  |R - R_hat| <= {_upper(b.bound)}   (Theorem 2, holds with prob. >= "
-                 f"{1 - res.delta:g}; {verdict})")
+                 f"{_confidence_text(res.delta)}; {verdict})")
     lines.append(f"                 = 2 x Dudley {_upper(b.dudley)}  +  confidence {_upper(b.confidence_term)}"
                  f"  (ln 1/prior = {_upper(b.log_inv_prior)})")
     m = res.measured
@@ -170,7 +209,8 @@ def result_json(res) -> dict:
         "config": res.net.config.to_json_dict(),
         "task": res.meta.get("task"),
         "n": res.n,
-        "delta": res.delta,
+        "delta": res.bound.delta,  # rounded up to a float (exact for float inputs)
+        "delta_exact": str(res.delta),
         "bound": res.bound.to_json(),
     }
     m = res.measured
@@ -200,7 +240,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--n must be a positive integer")
     if args.n_test is not None and args.n_test < 2:
         raise ValueError("--n-test must be at least 2")
-    res = run_demo(args.model, delta=args.delta, n=args.n, n_test=args.n_test, mode=args.mode,
+    from certbound.models.demo import DEFAULT_DELTA
+
+    delta = DEFAULT_DELTA if args.delta is None else args.delta
+    if not 0 < delta < 1:
+        raise ValueError(f"--delta must lie in (0, 1), got {delta}")
+    res = run_demo(args.model, delta=delta, n=args.n, n_test=args.n_test, mode=args.mode,
                    search_nonvacuous=not args.no_search)
     if args.json:
         from certbound.report.writers import write_json

@@ -431,7 +431,8 @@ def binomial_tail_inverse_upper(k: int, n: int, delta: Real, exact: bool = False
     if exact:
         if isinstance(delta, arb):
             raise DomainError("exact binomial tail inversion needs a rational delta")
-        dq = Fraction(delta) if isinstance(delta, (int, Fraction)) else parse_decimal(delta).value
+        # a float is the exact binary64 number it is (as in as_ball); strings/Decimals are exact decimals
+        dq = Fraction(delta) if isinstance(delta, (int, Fraction, float)) else parse_decimal(delta).value
 
         def classify(m: Fraction) -> tuple[int, Fraction | None]:
             g = _binomial_cdf_exact(k, n, m) - dq

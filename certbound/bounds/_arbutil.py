@@ -4,7 +4,8 @@ Conventions used by every bound in :mod:`certbound.bounds`:
 
 * Every input number becomes an Arb ball that *contains* it: ints and floats
   exactly (a binary64 value is a dyadic rational), Fractions as the quotient
-  ball ``arb(num) / arb(den)``.
+  ball ``arb(num) / arb(den)``, decimal strings and Decimals as the exact
+  decimal (never through a rounding ``float()``).
 * Integer parts of a ball (``⌊·⌋``, ``⌈·⌉``) are taken at the **upper**
   endpoint (spec §7.1 step 5): every use in the theory is nondecreasing in
   its argument, so an integer computed from the upper end is ≥ the one of
@@ -25,6 +26,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import decimal
 import math
 from fractions import Fraction
 from typing import Union
@@ -82,14 +84,34 @@ def as_arb(x: Number) -> arb:
         return arb(x.numerator) / arb(x.denominator)
     if isinstance(x, float):
         return arb_from_float(x)
-    # numpy scalars and the like
+    # Decimal strings and Decimals are exact decimals ("0.1" is 1/10), never rounded
+    # through a binary float (which may round either way).
+    if isinstance(x, (str, decimal.Decimal)):
+        try:
+            q = Fraction(x.strip() if isinstance(x, str) else x)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            raise ValueError(f"not a finite number: {x!r}") from None
+        return as_arb(q)
+    # numpy scalars and the like: integers exactly; binary floats (incl. long double)
+    # through their exact integer ratio, never through a rounding float().
     try:
         xi = int(x)  # type: ignore[arg-type]
         if xi == x:
             return arb(xi)
     except (TypeError, ValueError, OverflowError):
         pass
-    return arb_from_float(float(x))  # type: ignore[arg-type]
+    ratio = getattr(x, "as_integer_ratio", None)
+    if ratio is not None:
+        try:
+            num, den = ratio()
+        except (ValueError, OverflowError):  # NaN / inf
+            return arb_from_float(float(x))  # type: ignore[arg-type]
+        q = Fraction(num, den)
+        f = float(q)
+        return arb(f) if Fraction(f) == q else as_arb(q)  # exact when it is a binary64 value
+    if hasattr(x, "numerator") and hasattr(x, "denominator"):  # numbers.Rational (e.g. fmpq)
+        return as_arb(Fraction(int(x.numerator), int(x.denominator)))
+    raise TypeError(f"cannot turn {type(x).__name__} {x!r} into a certified ball")
 
 
 def _upper_q(x: arb) -> Fraction | None:

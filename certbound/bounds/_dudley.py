@@ -106,8 +106,21 @@ def _running_min_sqrt(values: Sequence[arb], running_min: bool) -> list[arb]:
     return out
 
 
+def _check_partition(partition: Sequence[Fraction]) -> list[Fraction]:
+    """Lemma R's hypothesis: exact points ``0 < e₀ < e₁ < … < e_K`` (else a sum term could be ≤ 0)."""
+    part = [exact_dyadic(e) if isinstance(e, float) else Fraction(e) for e in partition]
+    if not part:
+        raise ValueError("the partition needs at least one point (the cut-off α)")
+    if part[0] <= 0:
+        raise ValueError(f"the partition must start at a cut-off α > 0, got {float(part[0])}")
+    if any(b <= a for a, b in zip(part, part[1:])):
+        raise ValueError("the partition points must be strictly increasing")
+    return part
+
+
 def dudley_terms(partition: Sequence[Fraction], node_entropies: Sequence[arb], *, running_min: bool = True) -> list[arb]:
     """The summands ``(e_{k+1} − e_k)·√Ĥ_k`` (balls) of Lemma R's upper sum."""
+    partition = _check_partition(partition)
     if len(node_entropies) != len(partition) - 1:
         raise ValueError("need one entropy bound per partition interval (len(partition) − 1)")
     with prec():
@@ -134,8 +147,9 @@ def dudley_bound(
     >>> float(v.mid())
     1.0
     """
-    if n_samples < 1:
-        raise ValueError("n_samples must be ≥ 1")
+    if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
+        raise ValueError(f"n_samples must be an integer ≥ 1, got {n_samples!r}")
+    partition = _check_partition(partition)
     with prec():
         s = arb(0)
         for t in dudley_terms(partition, node_entropies, running_min=running_min):
@@ -151,6 +165,8 @@ def upper_riemann_sum(h: Callable[[Fraction], arb], partition: Sequence[Fraction
     >>> float(v.mid()), math.log(4) <= float(v.mid())
     (2.0, True)
     """
+    if any(b <= a for a, b in zip(partition, partition[1:])):
+        raise ValueError("the partition points must be strictly increasing")
     with prec():
         s = arb(0)
         for k in range(len(partition) - 1):

@@ -178,6 +178,8 @@ class BoundResult:
     confidence_term: arb
     log_inv_prior: arb
     n_samples: int
+    #: δ as a float rounded *up* (the statement "with probability ≥ 1 − delta" stays true
+    #: when δ is not a binary64 value, e.g. 3/10); exact for float inputs.
     delta: float
     loss_bound: arb
     loss_lip: arb
@@ -555,7 +557,7 @@ def theorem1_fixed_bound(
         assumptions = _base_assumptions(spec, bl, ll, cw)
         assumptions["configuration"] = "fixed a priori (Theorem 1); weights checked against it" if spectra is not None \
             else "fixed a priori (Theorem 1); weights NOT checked (no spectra given)"
-        return BoundResult("Theorem 1 (fixed constraints)", bound, dud, conf, lip, int(n_samples), float(delta), bl, ll,
+        return BoundResult("Theorem 1 (fixed constraints)", bound, dud, conf, lip, int(n_samples), float_upper(d), bl, ll,
                            cut, part, totals, mats, assumptions, time.perf_counter() - t0)
 
 
@@ -723,7 +725,7 @@ def theorem2_posthoc_bound(
                 "rank_bounds": sorted({specs_c[s.key].rank_source for s in slots}),
             }
         )
-        return BoundResult("Theorem 2 (post hoc)", bound, dud, conf, lip, n, float(delta), bl, ll, cut, part, totals,
+        return BoundResult("Theorem 2 (post hoc)", bound, dud, conf, lip, n, float_upper(d), bl, ll, cut, part, totals,
                            mats, assumptions, time.perf_counter() - t0)
 
 

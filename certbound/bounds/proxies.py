@@ -160,6 +160,10 @@ def pow_nonnegative(x: arb, y: arb) -> arb:
     """
     if not (y > 0):
         raise ValueError(f"pow_nonnegative needs a positive exponent, got {y}")
+    if x.is_nan():
+        # NaN encloses every real: so must the result (x.upper() > 0 is False for NaN, which
+        # would otherwise return the exact 0).
+        return arb.nan()
     if x.lower() > 0:
         return x**y
     hi = x.upper()
@@ -181,6 +185,10 @@ def ball_min(values: Sequence[arb]) -> arb:
     """
     if not values:
         raise ValueError("ball_min of an empty sequence")
+    if any(v.is_nan() for v in values):
+        # A NaN ball may hold any value, so no finite lower end is valid; Arb cannot
+        # represent [−∞, hi], so the result is the whole line.
+        return arb.neg_inf().union(arb.pos_inf())
     los = [v.lower() for v in values]
     his = [v.upper() for v in values]
     lo = los[0]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -48,7 +49,9 @@ __all__ = [
     "run_demo",
 ]
 
-DEFAULT_DELTA = 0.01
+#: δ = 1/100 exactly: the float 0.01 is slightly *larger* than 1/100, so a bound evaluated at it
+#: would hold with probability ≥ 1 − 0.0100000000000000002…, not the printed 0.99.
+DEFAULT_DELTA = Fraction(1, 100)
 
 
 def transformer_spec_of(net: PiTransformer):
@@ -83,7 +86,7 @@ def enclose_model_spectra(net: PiTransformer, mode: str = "fast") -> tuple[dict,
     return spectra, readout
 
 
-def certified_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delta: float = DEFAULT_DELTA,
+def certified_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delta: Any = DEFAULT_DELTA,
                     options: Any = None):
     """Theorem 2 for the model at sample size n (a :class:`certbound.bounds.BoundResult`).
 
@@ -227,7 +230,7 @@ class DemoResult:
     meta: dict
     net: PiTransformer
     n: int
-    delta: float
+    delta: Any  # exactly as given (float, Fraction or int); see DEFAULT_DELTA
     bound: Any  # certbound.bounds.BoundResult
     measured: Optional[MeasuredGap]
     nonvacuity: Optional[NonVacuity]
@@ -242,7 +245,7 @@ def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
     return task, data
 
 
-def run_demo(model: str | Path | None = None, *, delta: float = DEFAULT_DELTA, n: Optional[int] = None,
+def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: Optional[int] = None,
              n_test: Optional[int] = None, mode: str = "fast", search_nonvacuous: bool = True,
              options: Any = None) -> DemoResult:
     """Run the whole demo on a certbound-pi checkpoint (default: the shipped one).
