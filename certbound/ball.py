@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import decimal
 import math
+import sys
 from fractions import Fraction
 from typing import Any, Iterator
 
@@ -146,7 +147,9 @@ def _float_down(q: Fraction) -> float:
     try:
         f = float(q)  # correctly rounded to nearest
     except OverflowError:
-        return math.inf if q > 0 else -math.inf
+        # |q| rounds beyond the finite range: below it lies DBL_MAX (q > 0) or
+        # nothing finite (q < 0). +inf would NOT be a lower bound of a finite q.
+        return sys.float_info.max if q > 0 else -math.inf
     if Fraction(f) > q if math.isfinite(f) else f > 0:
         f = math.nextafter(f, -math.inf)
     return f
@@ -165,7 +168,10 @@ def _float_endpoint(x: arb, upper: bool) -> float:
         return math.inf if upper else -math.inf
     # arb.lower()/upper() at 53 bits round the endpoint outward to a 53-bit
     # dyadic; ldexp of its mantissa is then exact unless the exponent leaves
-    # the normal range, where we take the exact Fraction path instead.
+    # the normal range, where we take the exact Fraction path instead. A
+    # result of exactly ±2^-1022 may come from rounding a value below the
+    # normal range (e.g. 2^-1022 − 2^-1075 rounds up to it, ties to even), so
+    # only results strictly above it in magnitude are known to be exact.
     old = ctx.prec  # (no context manager: this runs once per σᵢ on hot paths)
     ctx.prec = 53
     try:
@@ -175,7 +181,7 @@ def _float_endpoint(x: arb, upper: bool) -> float:
     man, exp = (int(v) for v in end.man_exp())
     try:
         f = math.ldexp(man, exp)
-        exact = man == 0 or abs(f) >= 2.0**-1022
+        exact = man == 0 or abs(f) > 2.0**-1022
     except OverflowError:
         if (man > 0) == upper:  # outward is toward the infinity of the same sign
             return math.inf if upper else -math.inf
@@ -204,6 +210,9 @@ def float_upper(x: arb) -> float:
     return _float_endpoint(x, upper=True)
 
 
+_EXACT_DECIMAL = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
 def _decimal_round(q: Fraction, digits: int, rounding: str) -> str:
     if q == 0:
         return "0"
@@ -211,7 +220,10 @@ def _decimal_round(q: Fraction, digits: int, rounding: str) -> str:
     num, den = q.numerator, q.denominator
     k = den.bit_length() - 1
     assert den == 1 << k
-    exact = decimal.Decimal(num * 5**k).scaleb(-k, decimal.Context(prec=10**6))
+    # num·5^k / 10^k = q exactly; the context can hold any Decimal, so scaleb
+    # never rounds (a finite precision such as 10⁶ digits would round to
+    # nearest for very small exponents and break the directed rounding below).
+    exact = decimal.Decimal(num * 5**k).scaleb(-k, _EXACT_DECIMAL)
     c = decimal.Context(prec=max(int(digits), 1), rounding=rounding, Emax=10**9, Emin=-(10**9))
     out = c.plus(exact)
     s = format(out, "g") if abs(out.adjusted()) < 16 else format(out, "e")

@@ -10,6 +10,8 @@ the subnormal range, in which case the perturbation is bounded explicitly
 from __future__ import annotations
 
 import math
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -42,15 +44,31 @@ def as_exact_float64_matrix(W: object, name: str = "W") -> np.ndarray:
         if not np.array_equal(f.astype(a.dtype), a) or (a.size and np.max(np.abs(f)) > 2.0**53):
             raise ValueError(f"{name}: integer entries too large to be represented exactly in float64")
         a = f
-    elif kind == "f" or a.dtype.name == "bfloat16":
+    elif kind == "f" and a.dtype.itemsize <= 8 or a.dtype.name == "bfloat16":
         # float16/32/64 (and ml_dtypes' bfloat16) widen to float64 exactly;
         # float64 input is used as is (no copy).
         a = np.asarray(a, dtype=np.float64)
-    else:
+    elif kind in "fO" or (kind == "V" and a.dtype.names is None):
+        # longdouble/float128, Python objects (ints beyond 2⁶³, Fractions,
+        # Decimals) and other numeric extension dtypes: converting rounds
+        # in general, so accept only data that float64 holds exactly.
         try:
-            a = a.astype(np.float64)
-        except (TypeError, ValueError) as exc:
+            f = a.astype(np.float64)
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{name}: unsupported dtype {a.dtype}") from exc
+        if kind == "O":
+            # Python's == between a number and a float compares exact values.
+            same = all(
+                isinstance(x, (int, float, np.number, Fraction, Decimal)) and (x == y or y != y)
+                for x, y in zip(a.ravel().tolist(), f.ravel().tolist())
+            )
+        else:
+            same = bool(np.array_equal(f.astype(a.dtype), a, equal_nan=True))
+        if not same:
+            raise ValueError(f"{name}: entries not exactly representable in float64 (dtype {a.dtype})")
+        a = f
+    else:
+        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected a real numeric matrix)")
     if a.size and not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))
         raise ValueError(
@@ -82,7 +100,9 @@ def power_of_two_scaling(W: np.ndarray) -> tuple[np.ndarray, int, bool]:
     # Multiplying by a power of two is exact unless the result leaves the
     # normal range; upward (k > 0) it cannot (max becomes < 2), downward only
     # entries that become subnormal can round.
-    Ws = W * np.ldexp(1.0, k) if k >= -1022 else np.ldexp(W, k)
+    # 2^k itself must be a normal float for the fast multiplication (k ≤ 1023:
+    # a matrix of subnormals needs k up to 1074; ldexp is exact there too).
+    Ws = W * np.ldexp(1.0, k) if -1022 <= k <= 1023 else np.ldexp(W, k)
     if k > 0:
         return Ws, k, True
     A = np.abs(W)

@@ -38,6 +38,7 @@ from certbound.ball import working_precision
 from certbound.enclose import fperror
 from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
 from certbound.enclose.svd import (
+    MODES,
     SingularValueEnclosure,
     _build,
     _certify_dense,
@@ -65,7 +66,7 @@ def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> Si
     A : array_like, m×d
     B : array_like, n×d
         Thin factors as stored (any float dtype; converted exactly).
-    mode : {"fast", "tight", "arb"}
+    mode : {"fast", "tight", "arb", "gram"}
         Certificate mode for the small d×d core (the factor QRs always use
         the fast a-priori bounds).
 
@@ -78,8 +79,10 @@ def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> Si
     Raises
     ------
     ValueError
-        If the inner dimensions differ or an entry is NaN/Inf.
+        If the inner dimensions differ, an entry is NaN/Inf, or the mode is unknown.
     """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     A = as_exact_float64_matrix(A, "A")
     B = as_exact_float64_matrix(B, "B")
     if A.shape[1] != B.shape[1]:

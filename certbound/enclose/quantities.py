@@ -55,6 +55,13 @@ def as_arb_exponent(p: Any) -> arb:
             return arb(int(p))
         if isinstance(p, str):
             p = Fraction(p)  # exact decimal or ratio, never through a float
+        elif not isinstance(p, Fraction) and hasattr(p, "as_integer_ratio"):
+            # float, numpy floats *including longdouble*, Decimal: the exact
+            # value (float(p) would round a longdouble or a Decimal).
+            try:
+                p = Fraction(*p.as_integer_ratio())
+            except (OverflowError, ValueError) as exc:
+                raise ValueError(f"exponent {p!r} is not a finite number") from exc
         if isinstance(p, Fraction):
             return arb(p.numerator) / p.denominator
         return arb_from_float(float(p))
@@ -127,7 +134,11 @@ def stable_rank(enc: SingularValueEnclosure) -> arb:
             # σ₁ may be 0: stable rank ∈ [1, rank] (1 ≤ ‖W‖_F²/‖W‖₂² ≤ rank).
             return arb(1).union(arb(max(enc.rank.upper, 1)))
         out = f2 / (s1 * s1)
-        return arb(1).union(out) if out.lower() < 1 else out
+        # Intersect with the always-true range [1, rank] (proofs/enclosure.md §8):
+        # the independent enclosures of ‖W‖_F² and σ₁² can let `out` dip below 1.
+        lo, hi = out.lower(), out.upper()
+        top = arb(max(enc.rank.upper, 1))
+        return (lo if lo > 1 else arb(1)).union(hi if hi < top else top)
 
 
 def _sqrt_interval(lo: arb, hi: arb) -> arb:
@@ -201,10 +212,21 @@ def norm_11(W: Any) -> arb:
     import math
 
     W = as_exact_float64_matrix(W)
-    s = math.fsum(np.abs(W).ravel().tolist())
+    A = np.abs(W).ravel()
+    try:
+        s, k = math.fsum(A.tolist()), 0
+    except OverflowError:
+        # The exact sum exceeds the float range (entries near 1e308): sum
+        # 2^-k·|w| instead, k with size·2 ≤ 2^k so nothing overflows. Scaling
+        # down moves an entry only if it becomes subnormal, by ≤ 2^-1075.
+        k = A.size.bit_length() + 1
+        s = math.fsum(np.ldexp(A, -k).tolist())
     lo, hi = math.nextafter(s, -math.inf), math.nextafter(s, math.inf)
     with working_precision():
-        return arb_from_float(max(lo, 0.0)).union(arb_from_float(hi))
+        out = arb_from_float(max(lo, 0.0)).union(arb_from_float(hi))
+        if k:
+            out = (out + arb(0).union(arb(A.size) * arb(2) ** -1075)) * arb(2) ** k
+        return out
 
 
 def _formed_product_with_error(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

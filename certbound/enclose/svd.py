@@ -263,9 +263,17 @@ def _bounds_tight(Ws, X, s, Y):
 
 
 def _arb_frobenius_upper(M: arb_mat) -> arb:
+    """Ball whose upper end bounds ‖M‖_F for every matrix in the ball matrix M.
+
+    Each entry is replaced by the exact upper end of its absolute value, so
+    the sum is of nonnegative exact numbers: ``x * x`` of a ball straddling 0
+    would contain negatives and make the square root NaN (the certificate
+    then failed for inexact zero entries of XᵀX − I, e.g. ±1e-52).
+    """
     acc = arb(0)
     for x in M.entries():
-        acc += x * x
+        a = abs(x).upper()
+        acc += a * a
     return acc.sqrt()
 
 
