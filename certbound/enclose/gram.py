@@ -43,14 +43,7 @@ from flint import arb
 
 from certbound.ball import arb_from_float, working_precision
 from certbound.enclose import fperror
-from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
-from certbound.enclose.svd import (
-    SingularValueEnclosure,
-    _build,
-    _certify_dense,
-    _zero_enclosure,
-    trivial_enclosure,
-)
+from certbound.enclose.svd import SingularValueEnclosure, enclose_singular_values
 
 __all__ = [
     "abs_gram_norm_upper",
@@ -261,26 +254,6 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
     >>> bool(np.all(enc.lower <= s) and np.all(s <= enc.upper)), enc.rank
     (True, RankBounds(lower=4, upper=4))
     """
-    W = as_exact_float64_matrix(W)
-    shape = (int(W.shape[0]), int(W.shape[1]))
-    k = min(shape)
-    if k == 0 or not np.any(W):
-        return _zero_enclosure(shape)
-    Ws, sexp, exact = power_of_two_scaling(W)
-    with working_precision():
-        # Subnormal rounding when scaling down: ‖ΔWs‖₂ ≤ √(mn)·2⁻¹⁰⁷⁵ (proofs/enclosure.md §5).
-        extra = arb(0) if exact else arb(shape[0] * shape[1]).sqrt() * arb(2) ** -1075
-    res = certify_gram(Ws, extra, -sexp)
-    if res is None:
-        res = _certify_dense(Ws, "fast", extra, -sexp)
-    rank_upper = k
-    if exact_rank:
-        from certbound.enclose.rank import exact_rank as _exact_rank
-
-        rank_upper = _exact_rank(W)
-    if res is None:
-        return trivial_enclosure(shape, "neither the Gram nor the SVD certificate succeeded", rank_upper)
-    sigma, alpha, beta, e, used = res
-    if exact_rank:
-        sigma = list(sigma[:rank_upper]) + [arb(0)] * (k - rank_upper)
-    return _build(shape, sigma, used, alpha, beta, e, rank_upper)
+    # mode="gram" of the shared driver: same input checks, scaling, fallback
+    # chain (Gram → fast → gesvd → arb → trivial) and exact-rank handling.
+    return enclose_singular_values(W, mode="gram", exact_rank=exact_rank)
