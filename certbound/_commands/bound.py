@@ -32,7 +32,7 @@ from types import SimpleNamespace
 from typing import Any
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "model_spectra", "spec_from_layout", "format_result",
-           "result_latex", "parse_count"]
+           "result_latex", "parse_count", "cli_namespace", "certified_bound"]
 
 NAME = "bound"
 HELP = "certified generalization-gap bound (Theorem 2 post hoc, or Theorem 1) for a checkpoint's Pi-surrogate network"
@@ -438,20 +438,49 @@ def result_latex(res: Any, *, model: str, digits: int = 5) -> str:
     return "\n".join(out)
 
 
-def run(args: argparse.Namespace) -> int:
+def cli_namespace(model: str, n: Any, delta: Any, **options: Any) -> argparse.Namespace:
+    """The ``argparse.Namespace`` that ``certbound bound MODEL --n N --delta D [options]`` would produce.
+
+    Defaults come from :func:`add_arguments` itself, so callers other than the
+    CLI (``certbound audit``'s ``bound(...)`` quantity) get exactly the CLI's
+    defaults. ``options`` use the attribute names of the flags (``seq_len``,
+    ``loss_bound``, ``residual``, ...); values are what the flag would receive
+    (strings for numbers, so that they are parsed exactly as on the command line).
+
+    >>> a = cli_namespace("m", "1e6", "1/100", residual=True)
+    >>> (a.n, a.delta, a.residual, a.mode, a.spectrum_mode, a.partition_ratio)
+    ('1e6', '1/100', True, 'posthoc', 'fast', 1.25)
+    """
+    parser = argparse.ArgumentParser(prog="certbound bound", add_help=False)
+    add_arguments(parser)
+    args = parser.parse_args([str(model), "--n", str(n), "--delta", str(delta)])
+    for name, value in options.items():
+        if not hasattr(args, name) or name in ("model", "n", "delta"):
+            raise ValueError(f"certbound bound has no option {name!r}")
+        setattr(args, name, value)
+    return args
+
+
+def certified_bound(args: argparse.Namespace, *, progress: bool = False) -> tuple[Any, str, Any, float]:
+    """The certified bound that ``certbound bound`` prints for these (CLI) arguments.
+
+    Public so that other commands reuse the exact CLI computation (spectra via
+    :func:`model_spectra` or ``--spectra``, :func:`spec_from_layout`, the
+    a-priori constants, Theorem 2 or Theorem 1) instead of re-assembling it;
+    ``certbound audit``'s ``bound(...)`` quantities call it through
+    :func:`cli_namespace`. Output options (``--json``, ``--latex``, ...) are
+    ignored here. Soundness: ``proofs/theory-theorems.md`` §T1/§T2.
+
+    Returns
+    -------
+    (BoundResult, resolved model path, layout, seconds spent certifying spectra)
+    """
     from certbound.bounds import BoundOptions, theorem1_fixed_bound, theorem2_posthoc_bound
-    from certbound.report.writers import atomic_write_text, json_text
 
     n = parse_count(args.n)
     delta = _parse_number(args.delta, "--delta")
     if not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {args.delta}")
-    for opt in ("json", "latex"):
-        p = getattr(args, opt)
-        if p:
-            d = os.path.dirname(os.path.abspath(p))
-            if not os.path.isdir(d):
-                raise OSError(f"--{opt}: directory {d} does not exist")
     if args.mode == "fixed" and not args.constraints:
         raise ValueError("--mode fixed needs --constraints FILE (the a-priori configuration)")
     if args.partition_ratio <= 1:
@@ -477,7 +506,7 @@ def run(args: argparse.Namespace) -> int:
             ck.close()
     else:
         spectra, layout, cfg = model_spectra(path, scale_logits=scale_logits, mode=args.spectrum_mode,
-                                             config=args.config, mapping=args.mapping, progress=True)
+                                             config=args.config, mapping=args.mapping, progress=progress)
     t_spec = time.perf_counter() - t0
     spec = spec_from_layout(layout, cfg, args)
     tc = getattr(layout, "theory_config", None)
@@ -518,6 +547,19 @@ def run(args: argparse.Namespace) -> int:
         "seq_len_source": "--seq-len" if args.seq_len else ("certbound-pi config" if tc else
                                                            "config max_position_embeddings (default 512)"),
     })
+    return res, path, layout, t_spec
+
+
+def run(args: argparse.Namespace) -> int:
+    from certbound.report.writers import atomic_write_text, json_text
+
+    for opt in ("json", "latex"):
+        p = getattr(args, opt)
+        if p:
+            d = os.path.dirname(os.path.abspath(p))
+            if not os.path.isdir(d):
+                raise OSError(f"--{opt}: directory {d} does not exist")
+    res, path, layout, t_spec = certified_bound(args, progress=True)
     doc = res.to_json()
     doc["model"] = path
     doc["config"] = layout.summary()

@@ -11,8 +11,10 @@ Functions are looked up in :data:`FUNCTIONS`; nothing else can be called.
 Model quantities are registered with :func:`register_quantity` (the built-in
 ones: ``sigma``, ``spectral_norm``, ``frobenius``, ``nuclear``,
 ``schatten``, ``rank``, ``stable_rank``, ``norm21``, ``norm11``,
-``num_layers``/``num_heads``/``hidden_size``/``head_dim``/``d_ff``, and the
-proxies ``B_ours``/``B_edelman``); plug-ins add more the same way.
+``num_layers``/``num_heads``/``hidden_size``/``head_dim``/``d_ff``, the
+proxies ``B_ours``/``B_edelman``, and the certified generalization bound
+``bound``/``dudley``/``confidence_term``/``log_inv_prior`` of
+:mod:`certbound.audit._bound_quantities`); plug-ins add more the same way.
 
 >>> from certbound.audit._expr import parse_expression
 >>> from certbound.ball import working_precision
@@ -37,7 +39,7 @@ from flint import arb
 
 from certbound.audit import scalars
 from certbound.audit._errors import DomainError, Indeterminate
-from certbound.audit._exact import arb_from_fraction
+from certbound.audit._exact import arb_from_fraction, parse_exact_number
 from certbound.audit._expr import Binary, Call, ExpressionError, Name, Node, Num, Str, Unary
 from certbound.ball import lower_fraction, upper_fraction
 
@@ -83,6 +85,10 @@ class FunctionSpec:
     keywords: frozenset[str] = frozenset()
     required: frozenset[str] = frozenset()
     doc: str = ""
+    #: keywords of this function that take a string (beyond type/model/tensor/kind/variant)
+    string_keywords: frozenset[str] = frozenset()
+    #: keywords that take a number *or* an exact decimal string such as "1e6" (read exactly, never as a float)
+    decimal_keywords: frozenset[str] = frozenset()
 
 
 FUNCTIONS: dict[str, FunctionSpec] = {}
@@ -95,16 +101,21 @@ def register_function(spec: FunctionSpec) -> FunctionSpec:
 
 
 def register_quantity(name: str, impl: Callable[..., Value], keywords: set[str], required: set[str] = frozenset(),
-                      doc: str = "", kind: str = "quantity") -> FunctionSpec:
+                      doc: str = "", kind: str = "quantity", *, string_keywords: set[str] = frozenset(),
+                      decimal_keywords: set[str] = frozenset()) -> FunctionSpec:
     """Register a model quantity ``name(key=value, ...)``; ``model`` is always accepted.
 
     ``impl(ctx, model, kwargs)`` must return a ball containing the quantity
     (or an exact Fraction), where ``model`` is a
     :class:`certbound.audit._models.ModelHandle` and ``ctx.mode`` the
-    certificate mode to use.
+    certificate mode to use. ``string_keywords`` take a string;
+    ``decimal_keywords`` a number or a decimal string (checked to parse
+    exactly when the claims file is read; the impl receives the Fraction or
+    the string as written).
     """
     return register_function(FunctionSpec(name, kind, impl, 0, 0, frozenset(keywords) | {"model"},
-                                          frozenset(required), doc))
+                                          frozenset(required), doc, frozenset(string_keywords),
+                                          frozenset(decimal_keywords)))
 
 
 @dataclass
@@ -549,14 +560,19 @@ def check_expression(node: Node, text: str, *, constants: set[str] = frozenset()
             if k.name not in spec.keywords:
                 raise err(f"{n.func}() has no argument {k.name!r}" + _suggest(k.name, spec.keywords)
                           + (f" (arguments: {', '.join(sorted(spec.keywords))})" if spec.keywords else ""), k)
-            if isinstance(k.value, Str):
-                if k.name not in _STRING_KEYWORDS:
+            if isinstance(k.value, Str) and k.name in spec.decimal_keywords:
+                try:
+                    parse_exact_number(k.value.value)
+                except ValueError as exc:
+                    raise err(f"argument {k.name!r}: {exc}", k.value) from None
+            elif isinstance(k.value, Str):
+                if k.name not in _STRING_KEYWORDS and k.name not in spec.string_keywords:
                     raise err(f"argument {k.name!r} takes a number, not a string", k.value)
                 if k.name == "model" and k.value.value not in models:
                     raise err(f"unknown model {k.value.value!r}" + _suggest(k.value.value, models)
                               + " (declare it in the [models] table)", k.value)
             else:
-                if k.name in ("type", "tensor", "model", "variant", "kind"):
+                if k.name in ("type", "tensor", "model", "variant", "kind") or k.name in spec.string_keywords:
                     raise err(f"argument {k.name!r} takes a string, e.g. {k.name}=\"...\"", k.value)
                 numeric(k.value, inner)
         missing = spec.required - given
@@ -654,3 +670,8 @@ def evaluate(node: Node, ctx: EvalContext, scope: dict[str, Value] | None = None
         return spec.impl(ctx, model, kw)
     args = [evaluate(a, ctx, scope) for a in node.args]
     return spec.impl(*args, **kw)
+
+
+# The certified generalization bounds as quantities (bound, dudley, confidence_term, log_inv_prior):
+# registered by importing the module (it needs register_quantity, defined above).
+from certbound.audit import _bound_quantities  # noqa: E402,F401

@@ -30,6 +30,7 @@ from flint import arb, fmpq
 __all__ = [
     "ExactDecimal",
     "parse_decimal",
+    "parse_exact_number",
     "decimal_string",
     "arb_from_fraction",
     "rounding_cell",
@@ -118,6 +119,53 @@ def parse_decimal(text: str | int | decimal.Decimal) -> ExactDecimal:
         value = -value
     sig = len(digits.lstrip("0"))
     return ExactDecimal(text.strip(), value, sig, last_exp)
+
+
+_MAX_POWER_EXPONENT = 4096
+
+
+def parse_exact_number(text: str) -> Fraction:
+    """An exact rational from a number written as a string: a decimal literal, ``a/b`` or ``b**k`` (``b^k``).
+
+    Used for keyword arguments given as strings, e.g. ``bound(n="1e6",
+    delta="0.01")``; the value is exact (never through a binary float).
+
+    Raises
+    ------
+    ValueError
+        Naming the string, if it is none of these forms.
+
+    Examples
+    --------
+    >>> parse_exact_number("1e6"), parse_exact_number("10**6"), parse_exact_number("1/100")
+    (Fraction(1000000, 1), Fraction(1000000, 1), Fraction(1, 100))
+    >>> parse_exact_number("0.1") == Fraction(1, 10)
+    True
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected a number written as a string, got {text!r}")
+    t = text.strip()
+    try:
+        for op in ("**", "^"):
+            if op in t:
+                base, exp = t.split(op, 1)
+                k = int(exp.strip().replace("\u2212", "-"))
+                if abs(k) > _MAX_POWER_EXPONENT:
+                    raise ValueError("exponent too large")
+                b = parse_decimal(base).value
+                if b == 0 and k < 0:
+                    raise ValueError("0 to a negative power")
+                return b**k
+        if "/" in t:
+            num, den = t.split("/", 1)
+            d = parse_decimal(den).value
+            if d == 0:
+                raise ValueError("division by zero")
+            return parse_decimal(num).value / d
+        return parse_decimal(t).value
+    except ValueError:
+        raise ValueError(f"{text!r} is not an exact number (write e.g. \"1e6\", \"0.01\", \"1/3\" or "
+                         "\"10**6\")") from None
 
 
 def decimal_string(q: Fraction, max_digits: int = 40) -> str:
