@@ -240,8 +240,15 @@ def decimal_lower(x: arb, digits: int = 17) -> str:
     >>> decimal_lower(arb_from_float(2.5) / 3, 3)
     '0.833'
     """
-    q = lower_fraction(x)
+    return _decimal_lower_of(lower_fraction(x), digits)
+
+
+def _decimal_lower_of(q: Fraction | None, digits: int) -> str:
     return "-inf" if q is None else _decimal_round(q, digits, decimal.ROUND_FLOOR)
+
+
+def _decimal_upper_of(q: Fraction | None, digits: int) -> str:
+    return "inf" if q is None else _decimal_round(q, digits, decimal.ROUND_CEILING)
 
 
 def decimal_upper(x: arb, digits: int = 17) -> str:
@@ -252,8 +259,7 @@ def decimal_upper(x: arb, digits: int = 17) -> str:
     >>> decimal_upper(arb_from_float(2.5) / 3, 3)
     '0.834'
     """
-    q = upper_fraction(x)
-    return "inf" if q is None else _decimal_round(q, digits, decimal.ROUND_CEILING)
+    return _decimal_upper_of(upper_fraction(x), digits)
 
 
 def _dyadic_str(q: Fraction | None, inf: str) -> str:
@@ -274,14 +280,16 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
     >>> ball_to_json(arb_from_float(0.25))["exact"]
     {'lower': '1*2^-2', 'upper': '1*2^-2'}
     """
-    mid = float(x.mid()) if x.is_finite() else math.nan
+    mr = _mid_rad(x)  # both endpoints from one exact (mid, rad) read
+    lo, hi = (None, None) if mr is None else (mr[0] - mr[1], mr[0] + mr[1])
+    mid = float(x.mid()) if mr is not None else math.nan
     return {
-        "lower": decimal_lower(x, digits),
-        "upper": decimal_upper(x, digits),
+        "lower": _decimal_lower_of(lo, digits),
+        "upper": _decimal_upper_of(hi, digits),
         "mid": mid if math.isfinite(mid) else None,
         "exact": {
-            "lower": _dyadic_str(lower_fraction(x), "-inf"),
-            "upper": _dyadic_str(upper_fraction(x), "inf"),
+            "lower": _dyadic_str(lo, "-inf"),
+            "upper": _dyadic_str(hi, "inf"),
         },
     }
 

@@ -122,22 +122,23 @@ def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 
     import warnings
 
     from certbound.ball import DEFAULT_PREC, ball_to_json, working_precision
+    import numpy as np
+
     from certbound.enclose import (
         enclose_singular_values,
         enclose_singular_values_of_product,
-        frobenius_norm,
         norm_21,
         norm_21_of_product,
-        nuclear_norm,
-        schatten_quantity,
         spectral_norm,
     )
-    from certbound.enclose.quantities import as_arb_exponent
+    from certbound.enclose._input import as_exact_float64_matrix
+    from certbound.enclose.quantities import norms_and_schatten
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if m.factors is not None:
-            A, B = m.factors
+            # Convert (and copy, for strided slices) each factor once, not in every kernel call.
+            A, B = (as_exact_float64_matrix(f, n) for f, n in zip(m.factors, "AB"))
             enc = enclose_singular_values_of_product(A, B, mode=mode)
             n21 = norm_21_of_product(A, B)
         else:
@@ -148,26 +149,23 @@ def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 
         if m.logit_scale_d != 1:
             enc = scaled_enclosure(enc, scale)
             n21 = n21 * scale
-        # σᵢ that are exactly 0 (beyond the structural rank of a product)
-        # contribute exactly 0 to every S_p (p > 0), ‖·‖_F and ‖·‖_*; summing
-        # only the others gives the same balls, much faster.
-        k = len(enc.sigma)
-        while k > 0 and _is_exact_zero(enc.sigma[k - 1]):
-            k -= 1
+        # σᵢ proved to be 0 (float upper end 0, e.g. beyond the structural
+        # rank of a product) contribute exactly 0 to every S_p (p > 0), ‖·‖_F
+        # and ‖·‖_*; summing only the others is sound, and much faster. The
+        # upper ends are non-increasing, so these σᵢ are a suffix.
+        k = int(np.count_nonzero(enc.upper > 0))
         live = dataclasses.replace(enc, sigma=enc.sigma[:k], lower=enc.lower[:k], upper=enc.upper[:k])
-        schatten = {}
-        for p in ps:
-            pa = as_arb_exponent(p)
-            s = schatten_quantity(live, pa)
-            schatten[str(p)] = ball_to_json(s)
+        ps = list(ps)
+        fro, nuclear, s_ps = norms_and_schatten(live, ps)
+        schatten = {str(p): ball_to_json(v) for p, v in zip(ps, s_ps)}
         rec: dict[str, Any] = {
             "layer": m.layer,
             "head": m.head,
             "type": m.type,
             "shape": [int(m.shape[0]), int(m.shape[1])],
             "spectral_norm": ball_to_json(spectral_norm(enc)),
-            "frobenius_norm": ball_to_json(frobenius_norm(live)),
-            "nuclear_norm": ball_to_json(nuclear_norm(live)),
+            "frobenius_norm": ball_to_json(fro),
+            "nuclear_norm": ball_to_json(nuclear),
             "norm_21": ball_to_json(n21),
             "rank": {"lower": int(enc.rank.lower), "upper": int(enc.rank.upper)},
             "schatten": schatten,
@@ -179,7 +177,8 @@ def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 
             "sources": list(m.sources),
         }
         if include_sigma:
-            rec["sigma"] = [ball_to_json(s) for s in enc.sigma[:k]] + [_zero_json() for _ in enc.sigma[k:]]
+            rec["sigma"] = [ball_to_json(s) for s in enc.sigma[:k]] + [
+                _zero_json() if _is_exact_zero(s) else ball_to_json(s) for s in enc.sigma[k:]]
     if caught:
         rec["warnings"] = [str(w.message) for w in caught]
     return rec

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from flint import arb
 
-from certbound.ball import arb_from_float, arb_sum, working_precision
+from certbound.ball import arb_from_float, arb_sum, float_upper, working_precision
 from certbound.enclose import fperror
 from certbound.enclose._input import as_exact_float64_matrix
 from certbound.enclose.svd import SingularValueEnclosure
@@ -38,6 +38,7 @@ __all__ = [
     "norm_11",
     "norm_21_of_product",
     "norm_11_of_product",
+    "norms_and_schatten",
     "as_arb_exponent",
 ]
 
@@ -120,6 +121,47 @@ def schatten_quantity(enc: SingularValueEnclosure, p: Any) -> arb:
         if not (pa > 0 and pa <= 2):
             raise ValueError(f"Schatten index p must be 0 or in (0, 2], got {p!r}")
         return arb_sum(_pow_interval(s, pa) for s in enc.sigma)
+
+
+def norms_and_schatten(enc: SingularValueEnclosure, ps: Any) -> tuple[arb, arb, list[arb]]:
+    """``(frobenius_norm(enc), nuclear_norm(enc), [schatten_quantity(enc, p) for p in ps])``.
+
+    The same balls as the separate calls, each sum computed once: S_p for
+    exponents that are equal exact balls is shared, the nuclear norm is S₁
+    and the Frobenius norm is √S₂ (clamped at 0) — the very sums those
+    functions evaluate (proofs/enclosure.md §8).
+
+    >>> import numpy as np
+    >>> from certbound.enclose import enclose_singular_values
+    >>> enc = enclose_singular_values(np.diag([3.0, 4.0]))
+    >>> fro, nuc, (s1, s2) = norms_and_schatten(enc, ["1", 2])
+    >>> fro.contains(5), nuc.contains(7), s1.contains(7), s2.contains(25)
+    (True, True, True, True)
+    """
+    cache: dict[Fraction, arb] = {}
+
+    def s_p(pa: arb) -> arb:
+        key = _dyadic_key(pa)
+        if key is not None and key in cache:
+            return cache[key]
+        v = schatten_quantity(enc, pa)
+        if key is not None:
+            cache[key] = v
+        return v
+
+    out = [s_p(as_arb_exponent(p)) for p in ps]
+    with working_precision():
+        nuclear = s_p(arb(1))
+        fro = _nonneg(s_p(arb(2))).sqrt()
+    return fro, nuclear, out
+
+
+def _dyadic_key(x: arb) -> Fraction | None:
+    """Exact value of an exact finite ball (a dict key), else None."""
+    if not (x.is_exact() and x.is_finite()):
+        return None
+    man, exp = (int(v) for v in x.man_exp())
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
 def stable_rank(enc: SingularValueEnclosure) -> arb:
@@ -241,19 +283,85 @@ def _formed_product_with_error(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray
 
 
 def norm_21_of_product(A: Any, B: Any) -> arb:
-    """Ball containing ``‖A Bᵀ‖_{2,1}`` for thin factors (product formed only in floats).
+    """Ball containing ``‖A Bᵀ‖_{2,1}`` for thin factors (the m×n product is not needed).
 
-    ``|fl(A Bᵀ) − A Bᵀ| ≤ γ_d |A||B|ᵀ + 2dη`` entrywise, so each column norm of
-    the exact product lies within the float column norm ± the norm of that
-    error column (triangle inequality). Proof: proofs/enclosure.md §8.
+    Column j of W = A Bᵀ is ``A b_j`` (b_j = row j of B), so its squared norm
+    is ``b_jᵀ (AᵀA) b_j``: with the d×d Gram matrix this costs O((m+n)d²)
+    instead of the O(mnd) of forming W (:func:`_norm_21_of_product_gram`,
+    Lemma 8.1 of proofs/enclosure.md §8). When d(m+n) > mn, or when a float
+    overflow makes the Gram path give up, the product is formed in floats
+    instead: ``|fl(A Bᵀ) − A Bᵀ| ≤ γ_d |A||B|ᵀ + 2dη`` entrywise, so each
+    column norm of the exact product lies within the float column norm ± the
+    norm of that error column (triangle inequality). Proof: proofs/enclosure.md §8.
+
+    >>> import numpy as np
+    >>> norm_21_of_product(np.array([[3.0], [4.0]]), np.array([[1.0], [-2.0]])).contains(15)
+    True
     """
     A = as_exact_float64_matrix(A, "A")
     B = as_exact_float64_matrix(B, "B")
     if A.shape[1] != B.shape[1]:
         raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape}")
+    m, n, d = A.shape[0], B.shape[0], A.shape[1]
+    if d * (m + n) <= m * n:
+        out = _norm_21_of_product_gram(A, B)
+        if out is not None:
+            return out
+    return _norm_21_of_product_formed(A, B)
+
+
+def _norm_21_of_product_formed(A: np.ndarray, B: np.ndarray) -> arb:
+    """‖A Bᵀ‖_{2,1} from the float product and its entrywise error (proofs/enclosure.md §8)."""
     P, err = _formed_product_with_error(A, B)
     _, errn = _column_sumsq_bounds(err)
     return _norm21_from_columns(P, np.sqrt(errn) * (1 + 2.0**-50))
+
+
+def _norm_21_of_product_gram(A: np.ndarray, B: np.ndarray) -> arb | None:
+    """‖A Bᵀ‖_{2,1} through ``Ĝ = fl(AᵀA)``; None if a float step overflowed.
+
+    Lemma 8.1 (proofs/enclosure.md §8): with ``t_j = fl(Σ_l fl(BĜ)_jl b_jl)``,
+    ``q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|`` (upward chain, Lemma 2.2) and β = max|B|,
+
+        |‖A b_j‖² − t_j| ≤ c₁ q_j + c₀,
+        c₁ = γ_m + (2γ_d + γ_d²)(1 + γ_m),
+        c₀ = 2mη(dβ)²(1 + γ_d)² + 2d²βη(1 + γ_d) + 2dη.
+
+    Square roots and the per-column float steps are finished with the
+    one-rounding arguments of the lemma; the sums of the n column bounds in
+    Arb (:func:`fperror.sum_nonneg_lower` / ``sum_nonneg_upper``).
+    """
+    m, d = A.shape
+    n = B.shape[0]
+    if n == 0 or d == 0 or m == 0:
+        return arb(0)  # every column of W is zero (or there are none)
+    inflate = fperror._inflate
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        G = A.T @ A  # Ĝ: each entry one dot product of length m (Lemma 2.1)
+        aA, aB = np.abs(A), np.abs(B)
+        K_up = inflate(aA.T @ aA, m)  # ≥ |A|ᵀ|A| entrywise (Lemma 2.2)
+        q = inflate(np.einsum("ij,ij->i", inflate(aB @ K_up, d), aB), d)  # q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|
+        t = np.einsum("ij,ij->i", B @ G, B)  # t_j ≈ b_jᵀ Ĝ b_j
+        beta = float(aB.max())
+    with working_precision():
+        gd, gm = fperror.gamma(d), fperror.gamma(m)
+        c1 = gm + (2 * gd + gd * gd) * (1 + gm)
+        eta = arb(fperror.ETA)
+        bv = arb_from_float(beta)
+        c0 = 2 * m * eta * (d * bv) ** 2 * (1 + gd) ** 2 + 2 * d * d * bv * eta * (1 + gd) + 2 * d * eta
+        c1f, c0f = float_upper(c1), float_upper(c0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # e_j ≥ c₁q_j + c₀: one rounded product, then one sum of two nonnegative floats.
+        e = inflate(inflate(c1f * q, 1) + c0f, 1)
+        hi = np.sqrt(np.maximum(t, 0.0) + e)  # ‖A b_j‖ ≤ hi_j·(1 + 2u)
+        lo = np.sqrt(np.maximum(t - e, 0.0))  # ‖A b_j‖ ≥ lo_j·(1 − 2u)
+    if not (np.isfinite(hi).all() and np.isfinite(lo).all()):
+        return None
+    with working_precision():
+        u2 = 2 * arb(fperror.UNIT_ROUNDOFF)
+        low = (fperror.sum_nonneg_lower(lo) * (1 - u2)).lower()
+        up = (fperror.sum_nonneg_upper(hi) * (1 + u2)).upper()
+        return (low if low > 0 else arb(0)).union(up)
 
 
 def norm_11_of_product(A: Any, B: Any) -> arb:
