@@ -522,6 +522,7 @@ def theorem1_fixed_bound(
     loss_lip: Number = 1,
     spectra: Optional[Mapping[tuple, Any]] = None,
     options: Optional[BoundOptions] = None,
+    readout_spectrum: Any = None,
 ) -> BoundResult:
     """Theorem 1: ``|R(f) − R̂_S(f)| ≤ 2𝔇_n(κ) + B_ℒ√(ln(2/δ)/(2n))`` for all ``f ∈ ℱ(κ)``.
 
@@ -529,8 +530,11 @@ def theorem1_fixed_bound(
     ``readout_norm``) must be fixed independently of the sample. If
     ``spectra`` (certified enclosures) are given, the weights are checked to
     satisfy κ (``σ₁ ≤ c_j``, ``S_{p_j} ≤ s_j`` or rank ≤ ``s_j`` proved in Arb);
-    a violation raises ``ValueError``. 𝔇_n uses Lemma B with uniform weights
-    and float-optimised Lemma A parameters, evaluated in Arb (Lemma R).
+    a violation raises ``ValueError``. ``readout_spectrum`` (an enclosure of
+    the readout vector as an N×1 matrix) checks ‖w‖₂ ≤ C_w the same way;
+    without it the assumptions say the readout norm was not checked.
+    𝔇_n uses Lemma B with uniform weights and float-optimised Lemma A
+    parameters, evaluated in Arb (Lemma R).
     """
     t0 = time.perf_counter()
     options = options or BoundOptions()
@@ -549,14 +553,22 @@ def theorem1_fixed_bound(
                 if not bool(sp <= cls.s):
                     raise ValueError(f"{slot.key}: certified S_p (p={cls.schatten_p}) ≤ {float_upper(sp):.6g} is not "
                                      f"≤ the constraint s = {float_upper(cls.s):.6g}")
+        if readout_spectrum is not None:
+            wn = certified_spectrum(readout_spectrum, 1, name="readout").sigma1
+            if not bool(wn <= cw):
+                raise ValueError(f"readout: certified ‖w‖₂ ≤ {float_upper(wn):.6g} is not ≤ the readout norm "
+                                 f"C_w = {float_upper(cw):.6g}")
         dud, cut, part, totals, contrib = _dudley_certified(net, bl, ll, options)
         lip = arb(0)
         conf = _confidence(bl, d, lip, int(n_samples))
         bound = 2 * dud + conf
         mats = _matrix_reports(net, contrib, {}, {})
         assumptions = _base_assumptions(spec, bl, ll, cw)
-        assumptions["configuration"] = "fixed a priori (Theorem 1); weights checked against it" if spectra is not None \
-            else "fixed a priori (Theorem 1); weights NOT checked (no spectra given)"
+        checked = "matrix weights checked against it" if spectra is not None else \
+            "matrix weights NOT checked (no spectra given)"
+        checked += "; readout norm checked" if readout_spectrum is not None else \
+            "; readout norm ‖w‖ ≤ C_w NOT checked (no readout_spectrum given)"
+        assumptions["configuration"] = f"fixed a priori (Theorem 1); {checked}"
         return BoundResult("Theorem 1 (fixed constraints)", bound, dud, conf, lip, int(n_samples), float_upper(d), bl, ll,
                            cut, part, totals, mats, assumptions, time.perf_counter() - t0)
 

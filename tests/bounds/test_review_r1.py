@@ -261,3 +261,24 @@ def test_bound_refuses_a_model_whose_activation_is_unstated():
     assert lip == Fraction(1128994, 10**6)
     assert _activation({"hidden_act": "gelu"}, None) == ("gelu", None)
     assert _activation({"activation_function": "gelu_new"}, None) == ("gelu_new", None)
+
+
+def test_theorem1_checks_the_readout_norm_when_given():
+    """The readout's certified norm must be ≤ C_w; without it the assumptions say so."""
+    from certbound.bounds import MatrixConstraint, TransformerSpec, theorem1_fixed_bound
+    from certbound.bounds._theorems import BoundOptions
+    from certbound.enclose import enclose_singular_values
+
+    spec = TransformerSpec(1, 1, 2, 2, ffn_kind="single", activation="relu", readout_learned=False)
+    kappa = {(0, 0, "QK"): MatrixConstraint(2, 1, 1), (0, 0, "VO"): MatrixConstraint(2, 1, 1),
+             (0, None, "M"): MatrixConstraint(2, 1, 1)}
+    opts = BoundOptions(cutoff=Fraction(1, 8), partition_ratio=2.0)
+    res = theorem1_fixed_bound(spec, kappa, 1000, "0.1", options=opts)
+    assert "readout norm ‖w‖ ≤ C_w NOT checked" in res.assumptions["configuration"]
+    w_ok = enclose_singular_values(np.array([[0.75], [0.5]]))     # ‖w‖² = 13/16 exactly
+    res = theorem1_fixed_bound(spec, kappa, 1000, "0.1", options=opts, readout_norm=1, readout_spectrum=w_ok)
+    assert "readout norm checked" in res.assumptions["configuration"]
+    # The floats 0.6 and 0.8 have ‖w‖² = 1 + 4.4e-17 > 1 exactly: the check must refuse it.
+    w_big = enclose_singular_values(np.array([[0.6], [0.8]]))
+    with pytest.raises(ValueError, match="readout"):
+        theorem1_fixed_bound(spec, kappa, 1000, "0.1", options=opts, readout_norm=1, readout_spectrum=w_big)
