@@ -237,6 +237,30 @@ def _check_report_matches(rep_cfg: Any, layout: Any, report_path: str, model_pat
                              f"but {model_path} has {mine[key]!r})")
 
 
+def _check_report_digest(report_path: str, ck: Any, layout: Any, model_path: str) -> None:
+    """Refuse a spectrum report that was not computed from this model's exact weights.
+
+    The report stores a sha256 of every certified matrix (identity and exact
+    float64 values, ``spectrum.weights_digest``); it is recomputed here from the
+    model with the report's own options, so a report of another checkpoint —
+    even one of the same shape — cannot be reused.
+    """
+    from certbound._commands.spectrum import weights_digest
+
+    with open(report_path, encoding="utf-8") as fh:
+        rep = json.load(fh)
+    stored = rep.get("weights_sha256")
+    if not stored:
+        raise ValueError(f"{report_path}: the spectrum report has no weights digest (made by an older certbound?); "
+                         f"re-run `certbound spectrum {model_path} --json FILE`")
+    opts = rep.get("options", {})
+    mine = weights_digest(ck, layout, raw=bool(opts.get("raw", False)),
+                          scale_logits=bool(opts.get("scale_logits", False)), layers=opts.get("layers"))
+    if mine != stored:
+        raise ValueError(f"{report_path}: the spectrum report was computed from other weights than {model_path} "
+                         "(weights digest differs)")
+
+
 def _activation(cfg: dict, act_lip: str | None) -> tuple[str, Any]:
     stated = cfg.get("hidden_act", cfg.get("activation_function"))
     if act_lip is not None:
@@ -497,6 +521,7 @@ def certified_bound(args: argparse.Namespace, *, progress: bool = False) -> tupl
             scale_logits = scale_logits and getattr(layout, "attention_logit_scale", True)
             spectra, rep_cfg = spectra_from_report(args.spectra, scale_logits=scale_logits)
             _check_report_matches(rep_cfg, layout, args.spectra, path)
+            _check_report_digest(args.spectra, ck, layout, path)
             if getattr(layout, "has_readout", False) and "readout" not in spectra:
                 # spectrum reports omit the readout: certify ‖w‖₂ from the checkpoint (one vector)
                 for m in theory_matrices(ck, layout=layout, types=("readout",)):

@@ -282,6 +282,51 @@ def _certify_all(matrices: Iterator[Any], total: int, mode: str, ps: list[str], 
         prog.close()
 
 
+def _digest_update(h: Any, m: Any) -> None:
+    """Feed one theory matrix's identity and exact stored values into a hash."""
+    import numpy as np
+
+    h.update(f"{m.layer}|{m.head}|{m.type}|{tuple(m.shape)}|{m.logit_scale_d}|{m.logit_scale_folded}|".encode())
+    for a in (m.factors if m.factors is not None else (m.dense,)):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode())
+        h.update(a.tobytes())
+
+
+def _digesting(gen: Iterator[Any], h: Any) -> Iterator[Any]:
+    for m in gen:
+        _digest_update(h, m)
+        yield m
+
+
+def _report_types(layout: Any) -> tuple[str, ...]:
+    """The matrix types a spectrum report holds for this layout."""
+    from certbound.checkpoints import MATRIX_TYPES
+
+    types = tuple(getattr(layout, "matrix_types", MATRIX_TYPES))
+    if getattr(layout, "has_readout", False):
+        types += ("readout",)
+    return types
+
+
+def weights_digest(ck: Any, layout: Any, *, raw: bool, scale_logits: bool, layers: list[int] | None) -> str:
+    """sha256 of the exact matrices a ``certbound spectrum`` report with these options certifies.
+
+    ``certbound bound --spectra`` recomputes it from the model and refuses a
+    report whose digest differs: a report is only reused for the weights it
+    certified.
+    """
+    import hashlib
+
+    from certbound.checkpoints import theory_matrices
+
+    h = hashlib.sha256()
+    for m in theory_matrices(ck, layout=layout, types=_report_types(layout), raw=raw, scale_logits=scale_logits,
+                             layers=layers):
+        _digest_update(h, m)
+    return h.hexdigest()
+
+
 def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_logits: bool = False,
                     ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
                     config: str | None = None, mapping: str | None = None,
@@ -291,8 +336,10 @@ def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_
     ``include_sigma=False`` omits every record's ``"sigma"`` list (used when no
     JSON file is requested).
     """
+    import hashlib
+
     from certbound import __version__
-    from certbound.checkpoints import MATRIX_TYPES, PACKAGED_CHECKPOINTS, open_model, theory_matrices
+    from certbound.checkpoints import PACKAGED_CHECKPOINTS, open_model, theory_matrices
 
     ps = list(ps)
     path = model
@@ -307,12 +354,11 @@ def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_
     try:
         nl = layout.num_layers if layers is None else len(layers)
         # the layout's own types (certbound-pi: M for variant P, and its learned readout)
-        types = tuple(getattr(layout, "matrix_types", MATRIX_TYPES))
-        if getattr(layout, "has_readout", False):
-            types += ("readout",)
+        types = _report_types(layout)
         total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
-        gen = theory_matrices(ck, layout=layout, types=types, raw=raw, scale_logits=scale_logits,
-                              layers=layers)
+        digest = hashlib.sha256()
+        gen = _digesting(theory_matrices(ck, layout=layout, types=types, raw=raw, scale_logits=scale_logits,
+                                         layers=layers), digest)
         records = _certify_all(gen, total, mode, ps, jobs, include_sigma)
     finally:
         ck.close()
@@ -329,6 +375,9 @@ def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_
                                 if layout.theory_config is not None else
                                 "biases, LayerNorm, embeddings, pooler/heads, position biases")},
         "certbound_version": __version__,
+        # sha256 over every certified matrix's identity and exact float64 values
+        # (`certbound bound --spectra` checks it against the model it bounds)
+        "weights_sha256": digest.hexdigest(),
         "matrices": records,
     }
 

@@ -116,3 +116,30 @@ def test_bound_cli_on_certbound_pi_demo_model(tmp_path):
     assert "certbound-pi" in d["assumptions"]["network"]
     readout = [m for m in d["matrices"] if m["type"] == "readout"][0]
     assert readout["spectral_level"] is not None  # the certified readout norm was peeled
+
+
+def test_bound_refuses_a_spectrum_report_of_other_weights(tmp_path, capsys):
+    """Same shapes, one weight changed by one ulp: the report must not be reused."""
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    from certbound.models import demo_checkpoint_path
+
+    src = demo_checkpoint_path()
+    report = tmp_path / "spectrum.json"
+    assert main(["spectrum", str(src), "--json", str(report)]) == 0
+    assert len(json.loads(report.read_text())["weights_sha256"]) == 64
+    # The unchanged model accepts its own report.
+    assert main(["bound", str(src), "--n", "1000", "--delta", "0.01", "--spectra", str(report)]) == 0
+    other = tmp_path / "other"
+    shutil.copytree(src, other)
+    weights = load_file(str(other / "model.safetensors"))
+    name = sorted(weights)[0]
+    w = weights[name].copy()
+    w.flat[0] = np.nextafter(w.flat[0], np.inf)
+    weights[name] = w
+    save_file(weights, str(other / "model.safetensors"))
+    capsys.readouterr()
+    assert main(["bound", str(other), "--n", "1000", "--delta", "0.01", "--spectra", str(report)]) == 2
+    assert "other weights" in capsys.readouterr().err
