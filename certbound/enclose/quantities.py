@@ -274,8 +274,9 @@ def norm_11(W: Any) -> arb:
 def _formed_product_with_error(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``fl(A Bᵀ)`` and a float upper bound on the entrywise rounding error."""
     d = A.shape[1]
-    P = A @ B.T
-    N = np.abs(A) @ np.abs(B).T  # nonnegative: exact ≤ inflate(N)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow → inf → an infinite (valid) bound
+        P = A @ B.T
+        N = np.abs(A) @ np.abs(B).T  # nonnegative: exact ≤ inflate(N)
     err = fperror._inflate(fperror._inflate(N, d) * (2.0 * (d + 2) * fperror.UNIT_ROUNDOFF), 1)
     # γ_d ≤ (d+2)u; the factor-2 slack above also absorbs this addition's rounding.
     err = err + 4.0 * (d + 2) * fperror.ETA
