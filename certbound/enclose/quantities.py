@@ -230,13 +230,15 @@ def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None) -> arb:
         return arb(0)
     lo, hi = _column_sumsq_bounds(M)
     up, down = 1.0 + 2.0**-50, 1.0 - 2.0**-50
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         c_hi = np.sqrt(hi) * up
         c_lo = np.sqrt(lo) * down
         if colerr is not None:
             # Triangle inequality: the exact column norm is within ±colerr[j].
             c_hi = (c_hi + colerr * up) * up
             c_lo = np.maximum((c_lo - colerr * up) * down, 0.0)
+    # After an overflow (inf − inf) a lower end may be NaN: 0 is always a valid lower end.
+    c_lo = np.where(np.isnan(c_lo), 0.0, c_lo)
     with working_precision():
         return fperror.sum_nonneg_lower(c_lo).lower().union(fperror.sum_nonneg_upper(c_hi).upper())
 
