@@ -8,7 +8,6 @@ and the hypotheses of Lemma R (increasing partition).
 from __future__ import annotations
 
 import decimal
-import json
 import os
 from fractions import Fraction
 
@@ -134,23 +133,10 @@ def test_bound_constant_from_config_float_is_not_rounded_down():
 
 
 def _tiny_bert(d: str, layers: int) -> str:
-    from safetensors.numpy import save_file
+    from tests.bounds.test_cli_bound import _tiny_bert as make
 
-    n, ff = 8, 16
-    rng = np.random.default_rng(0)
-    w = {}
-    for layer in range(layers):
-        for k, s in [("attention.self.query", (n, n)), ("attention.self.key", (n, n)),
-                     ("attention.self.value", (n, n)), ("attention.output.dense", (n, n)),
-                     ("intermediate.dense", (ff, n)), ("output.dense", (n, ff))]:
-            w[f"encoder.layer.{layer}.{k}.weight"] = (rng.standard_normal(s) * 0.2).astype(np.float32)
     os.makedirs(d, exist_ok=True)
-    save_file(w, os.path.join(d, "model.safetensors"))
-    cfg = {"model_type": "bert", "hidden_size": n, "num_attention_heads": 2, "num_hidden_layers": layers,
-           "intermediate_size": ff, "hidden_act": "gelu", "max_position_embeddings": 16}
-    with open(os.path.join(d, "config.json"), "w") as fh:
-        json.dump(cfg, fh)
-    return d
+    return make(d, layers=layers)
 
 
 def test_bound_refuses_spectrum_report_of_another_model(tmp_path):

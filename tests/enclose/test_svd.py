@@ -136,11 +136,12 @@ def test_stored_dtypes_against_mpmath(m, n, seed, dtype):
         assert contains_value(enc.lower[i], enc.upper[i], t)
 
 
-def test_empty_and_zero_matrices():
+@pytest.mark.parametrize("mode", ALL_MODES + ["gram"])
+def test_empty_and_zero_matrices(mode):
     for shape in [(0, 5), (5, 0), (0, 0)]:
-        enc = enclose_singular_values(np.zeros(shape))
+        enc = enclose_singular_values(np.zeros(shape), mode=mode)
         assert enc.shape == shape and len(enc.sigma) == 0
-    enc = enclose_singular_values(np.zeros((3, 4)))
+    enc = enclose_singular_values(np.zeros((3, 4)), mode=mode)
     assert list(enc.upper) == [0.0, 0.0, 0.0] and enc.rank.upper == 0
 
 
@@ -153,12 +154,13 @@ def test_fast_mode_widths_are_small():
     assert np.median(rel) < 1e-10
 
 
+@pytest.mark.parametrize("mode", ALL_MODES + ["gram"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_nonfinite_input_is_rejected(bad):
+def test_nonfinite_input_is_rejected(bad, mode):
     W = np.ones((3, 3))
     W[1, 2] = bad
     with pytest.raises(ValueError, match=r"NaN/Inf entries \(first at \(1, 2\)\)"):
-        enclose_singular_values(W)
+        enclose_singular_values(W, mode=mode)
 
 
 def test_bad_shapes_and_modes():
