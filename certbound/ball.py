@@ -48,6 +48,8 @@ __all__ = [
     "exact_fraction",
     "lower_fraction",
     "upper_fraction",
+    "ENDPOINT_BITS",
+    "bounded_endpoints",
     "float_lower",
     "float_upper",
     "decimal_lower",
@@ -140,6 +142,71 @@ def upper_fraction(x: arb) -> Fraction | None:
     """Exact upper endpoint (mid + rad) as a Fraction, ``None`` for +∞ (or NaN)."""
     mr = _mid_rad(x)
     return None if mr is None else mr[0] + mr[1]
+
+
+#: Scale of :func:`bounded_endpoints`: endpoints are exact while their binary
+#: exponents stay within ±ENDPOINT_BITS, else rounded outward to the grid
+#: 2^-ENDPOINT_BITS·ℤ and capped at ±2^ENDPOINT_BITS. Used wherever an end point is printed
+#: or compared, so that a ball such as 10^(10^10) costs microseconds, not hours.
+ENDPOINT_BITS = 1 << 17
+
+
+def _floor_scaled(man: int, exp: int, bits: int) -> int | None:
+    """floor(man·2^(exp+bits)), or None if its magnitude would exceed 2^(2·bits)."""
+    shift = exp + bits
+    if shift >= 0:
+        if abs(man).bit_length() + shift > 2 * bits:
+            return None
+        return man << shift
+    return man >> -shift  # Python's >> floors, also for negative man (and huge shifts are O(1))
+
+
+def bounded_endpoints(x: arb, bits: int = ENDPOINT_BITS) -> tuple[Fraction | None, Fraction | None]:
+    """Rational ``(lo, hi)`` with ``lo ≤ every point of x ≤ hi``, in bounded time and memory.
+
+    The exact end points ``mid ∓ rad`` of a ball such as ``10^(10^10)`` are
+    rationals of billions of bits; this returns them exactly when their binary
+    exponents lie within ``±bits`` and otherwise rounds them outward to
+    multiples of ``2^-bits`` and caps them at ``±2^bits`` (``None`` standing for
+    −∞ / +∞), which is still a valid enclosure. Non-finite balls give
+    ``(None, None)``.
+
+    >>> from flint import arb
+    >>> bounded_endpoints(arb(3) / 4)
+    (Fraction(3, 4), Fraction(3, 4))
+    >>> lo, hi = bounded_endpoints(arb(10) ** (10**10))
+    >>> lo == 2 ** ENDPOINT_BITS and hi is None
+    True
+    >>> lo, hi = bounded_endpoints(arb(2) ** -(10**10))
+    >>> lo == 0 and hi == Fraction(1, 2 ** ENDPOINT_BITS)
+    True
+    """
+    if not x.is_finite():
+        return None, None
+    m_man, m_exp = (int(v) for v in x.mid().man_exp())
+    r_man, r_exp = (int(v) for v in x.rad().man_exp())
+    if abs(m_exp) <= bits and abs(r_exp) <= bits:  # small exact rationals: the exact end points
+        m = Fraction(m_man) * Fraction(2) ** m_exp
+        r = Fraction(r_man) * Fraction(2) ** r_exp
+        return m - r, m + r
+    cap = arb(2) ** bits  # exact in Arb
+    scale = Fraction(1, 2**bits)
+    m_lo, r_hi = _floor_scaled(m_man, m_exp, bits), _floor_scaled(-r_man, r_exp, bits)
+    m_hi = _floor_scaled(-m_man, m_exp, bits)
+    # lo: capped at +2^bits when x lies above it; −∞ when x may reach below −2^bits.
+    if x > cap:
+        lo: Fraction | None = Fraction(2**bits)
+    elif not x >= -cap or m_lo is None or r_hi is None:
+        lo = None
+    else:
+        lo = (m_lo + r_hi) * scale  # floor(m·2^b) − ceil(r·2^b), over 2^b
+    if x < -cap:
+        hi: Fraction | None = -Fraction(2**bits)
+    elif not x <= cap or m_hi is None or r_hi is None:
+        hi = None
+    else:
+        hi = (-m_hi - r_hi) * scale  # ceil(m·2^b) + ceil(r·2^b), over 2^b
+    return lo, hi
 
 
 def _float_down(q: Fraction) -> float:
@@ -240,7 +307,7 @@ def decimal_lower(x: arb, digits: int = 17) -> str:
     >>> decimal_lower(arb_from_float(2.5) / 3, 3)
     '0.833'
     """
-    return _decimal_lower_of(lower_fraction(x), digits)
+    return _decimal_lower_of(bounded_endpoints(x)[0], digits)
 
 
 def _decimal_lower_of(q: Fraction | None, digits: int) -> str:
@@ -259,7 +326,7 @@ def decimal_upper(x: arb, digits: int = 17) -> str:
     >>> decimal_upper(arb_from_float(2.5) / 3, 3)
     '0.834'
     """
-    return _decimal_upper_of(upper_fraction(x), digits)
+    return _decimal_upper_of(bounded_endpoints(x)[1], digits)
 
 
 def _dyadic_str(q: Fraction | None, inf: str) -> str:
@@ -280,9 +347,8 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
     >>> ball_to_json(arb_from_float(0.25))["exact"]
     {'lower': '1*2^-2', 'upper': '1*2^-2'}
     """
-    mr = _mid_rad(x)  # both endpoints from one exact (mid, rad) read
-    lo, hi = (None, None) if mr is None else (mr[0] - mr[1], mr[0] + mr[1])
-    mid = float(x.mid()) if mr is not None else math.nan
+    lo, hi = bounded_endpoints(x)  # both endpoints from one exact (mid, rad) read
+    mid = float(x.mid()) if x.is_finite() else math.nan
     return {
         "lower": _decimal_lower_of(lo, digits),
         "upper": _decimal_upper_of(hi, digits),

@@ -15,7 +15,8 @@ HELP = "check numerical claims (TOML claims file) with certified verdicts: confi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("claims", metavar="CLAIMS", help="claims file (TOML; see `certbound audit --functions`)")
+    parser.add_argument("claims", metavar="CLAIMS", nargs="?",
+                        help="claims file (TOML; see `certbound audit --functions`)")
     parser.add_argument("--json", metavar="FILE", help="write the full report as JSON ('-' for stdout)")
     parser.add_argument("--markdown", metavar="FILE", help="write a Markdown referee report ('-' for stdout)")
     parser.add_argument("--max-prec", type=int, default=1024, metavar="BITS",
@@ -57,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     if args.functions:
         print(_list_functions())
         return 0
+    if args.claims is None:
+        raise ValueError("CLAIMS: a claims file is required (or --functions to list what expressions may use)")
     if args.max_prec < 128:
         raise ValueError(f"--max-prec must be at least 128, got {args.max_prec}")
     cf = load_claims(args.claims)

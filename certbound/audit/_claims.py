@@ -238,7 +238,8 @@ def _parse_claim(raw: dict[str, Any], cid: str, k: int, models: dict[str, ModelH
     try:
         value = parse_decimal(raw["value"])
     except ValueError as exc:
-        raise ValueError(f"value: {exc}") from None
+        text = str(raw["value"])  # show the literal with a caret under it, as for expressions
+        raise ValueError(f"value: {ExpressionError(str(exc), text, 0, len(text))}") from None
     quantity = raw["quantity"]
     if not isinstance(quantity, str):
         raise ValueError("quantity must be an expression string")

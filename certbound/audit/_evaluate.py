@@ -40,8 +40,9 @@ from flint import arb
 from certbound.audit import scalars
 from certbound.audit._errors import DomainError, Indeterminate
 from certbound.audit._exact import arb_from_fraction, parse_exact_number
+from certbound.ball import bounded_endpoints
 from certbound.audit._expr import Binary, Call, ExpressionError, Name, Node, Num, Str, Unary
-from certbound.ball import lower_fraction, upper_fraction
+
 
 __all__ = [
     "Value",
@@ -150,7 +151,7 @@ def _exact_integer(v: Value, what: str) -> int:
     if isinstance(v, int) and not isinstance(v, bool):
         return v
     if isinstance(v, arb):
-        lo, hi = lower_fraction(v), upper_fraction(v)
+        lo, hi = bounded_endpoints(v)
         if lo is not None and lo == hi and lo.denominator == 1:
             return int(lo)
         if lo is not None and hi is not None and math.floor(lo) == math.floor(hi) and lo.denominator != 1:
@@ -233,7 +234,7 @@ def _pow(x: Value, y: Value) -> Value:
 def _floor_ceil(x: Value, up: bool) -> Fraction:
     if isinstance(x, Fraction):
         return Fraction(math.ceil(x) if up else math.floor(x))
-    lo, hi = lower_fraction(x), upper_fraction(x)
+    lo, hi = bounded_endpoints(x)
     if lo is None or hi is None:
         raise Indeterminate(f"{'ceil' if up else 'floor'} of an unbounded ball")
     f = math.ceil if up else math.floor

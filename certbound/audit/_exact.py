@@ -49,6 +49,13 @@ _DECIMAL_RE = re.compile(
 )
 
 
+#: Largest decimal exponent magnitude and digit count of a literal. Exact
+#: rationals of this size are still cheap (a few kB); beyond, a literal such as
+#: ``1e999999999`` would take minutes and gigabytes to expand exactly.
+MAX_DECIMAL_EXPONENT = 10_000
+MAX_DECIMAL_DIGITS = 10_000
+
+
 @dataclass(frozen=True)
 class ExactDecimal:
     """A decimal number as written: exact value and written precision.
@@ -109,7 +116,13 @@ def parse_decimal(text: str | int | decimal.Decimal) -> ExactDecimal:
         raise ValueError(f"not a decimal number: {text!r} (write e.g. \"12.3\" or \"1.5e-3\")")
     int_digits = (m.group("int") or "").replace("_", "")
     frac_digits = (m.group("frac") or "").replace("_", "")
-    exp = int((m.group("exp") or "0").replace("\u2212", "-"))
+    exp_text = (m.group("exp") or "0").replace("\u2212", "-")
+    if len(exp_text.lstrip("+-").lstrip("0")) > len(str(MAX_DECIMAL_EXPONENT)) or abs(int(exp_text)) > MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"exponent out of range in {text.strip()!r}: at most {MAX_DECIMAL_EXPONENT} in magnitude")
+    if len(int_digits) + len(frac_digits) > MAX_DECIMAL_DIGITS:
+        raise ValueError(f"too many digits in a decimal literal ({len(int_digits) + len(frac_digits)}; "
+                         f"at most {MAX_DECIMAL_DIGITS})")
+    exp = int(exp_text)
     negative = m.group("sign") in ("-", "\u2212")
     digits = (int_digits + frac_digits) or "0"
     last_exp = exp - len(frac_digits)
@@ -304,3 +317,4 @@ def certain_digits(lower: Fraction | None, upper: Fraction | None, max_digits: i
         if lo < lower and upper < hi:
             best = (n, v)
     return best
+

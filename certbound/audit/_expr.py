@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 from fractions import Fraction
 
 from certbound.audit._exact import parse_decimal
@@ -45,7 +46,13 @@ __all__ = [
     "Call",
     "tokenize",
     "parse_expression",
+    "MAX_NESTING",
+    "MAX_TREE_DEPTH",
+    "MAX_EXPRESSION_LENGTH",
 ]
+
+
+_WINDOW = 72
 
 
 class ExpressionError(ValueError):
@@ -63,11 +70,16 @@ class ExpressionError(ValueError):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
-        width = max(1, min(self.end, len(self.text) + 1) - self.start)
+        # Show at most _WINDOW characters of a long expression around the problem.
+        lo = max(0, self.start - _WINDOW // 2)
+        hi = min(len(self.text), lo + _WINDOW)
+        shown = ("…" if lo else "") + self.text[lo:hi] + ("…" if hi < len(self.text) else "")
+        offset = self.start - lo + (1 if lo else 0)
+        width = max(1, min(self.end, hi + 1) - self.start)
         return (
             f"{self.message} (at column {self.start + 1})\n"
-            f"    {self.text}\n"
-            f"    {' ' * self.start}{'^' * width}"
+            f"    {shown}\n"
+            f"    {' ' * offset}{'^' * min(width, _WINDOW)}"
         )
 
 
@@ -210,12 +222,31 @@ class Call(Node):
 
 # -------------------------------------------------------------------- parser
 
+#: Deepest nesting of parentheses, calls and unary signs, and deepest tree.
+#: The parser and the evaluator recurse along the tree; beyond this depth a
+#: claims file gets a clear error instead of Python's RecursionError.
+MAX_NESTING = 100
+MAX_TREE_DEPTH = 400
+#: Longest expression accepted (characters).
+MAX_EXPRESSION_LENGTH = 100_000
+
 
 class _Parser:
     def __init__(self, text: str):
         self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        self.depth = 0
+
+    def nested(self, parse: Callable[[], Node]) -> Node:
+        """Run a sub-parser one nesting level deeper, refusing beyond MAX_NESTING."""
+        if self.depth >= MAX_NESTING:
+            raise self.error(f"expression nested more than {MAX_NESTING} levels deep")
+        self.depth += 1
+        try:
+            return parse()
+        finally:
+            self.depth -= 1
 
     @property
     def tok(self) -> Token:
@@ -264,7 +295,7 @@ class _Parser:
     def unary(self) -> Node:
         t = self.accept("-", "+")
         if t is not None:
-            operand = self.unary()
+            operand = self.nested(self.unary)
             return Unary(t.text, operand, start=t.start, end=operand.end)
         return self.power()
 
@@ -281,7 +312,7 @@ class _Parser:
             self.i += 1
             try:
                 value = parse_decimal(t.text).value
-            except ValueError as exc:  # pragma: no cover - the regex admits only literals
+            except ValueError as exc:  # out-of-range exponent or digit count
                 raise self.error(str(exc), t) from None
             return Num(value, t.text, start=t.start, end=t.end)
         if t.kind == "str":
@@ -292,10 +323,10 @@ class _Parser:
             if t.text in ("for", "in"):
                 raise self.error(f"unexpected keyword {t.text!r}", t)
             if self.accept("(") is not None:
-                return self.call(t)
+                return self.nested(lambda: self.call(t))
             return Name(t.text, start=t.start, end=t.end)
         if self.accept("(") is not None:
-            node = self.expr()
+            node = self.nested(self.expr)
             close = self.expect(")", "')'")
             # Keep the node; widen its span to the parentheses for error messages.
             object.__setattr__(node, "start", t.start)
@@ -360,4 +391,33 @@ def parse_expression(text: str) -> Node:
     """
     if not isinstance(text, str):
         raise ValueError(f"an expression must be a string, got {type(text).__name__}")
-    return _Parser(text).parse()
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise ExpressionError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters", text[:60] + " ...", 0)
+    tree = _Parser(text).parse()
+    _check_depth(tree, text)
+    return tree
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Keyword):
+        return (node.value,)
+    if isinstance(node, Generator):
+        return (node.iterable,)
+    if isinstance(node, Call):
+        return (*node.args, *node.keywords, *node.generators)
+    return ()
+
+
+def _check_depth(tree: Node, text: str) -> None:
+    """Refuse trees deeper than MAX_TREE_DEPTH (e.g. ``1+1+…+1`` with thousands of terms), without recursion."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise ExpressionError(f"expression tree deeper than {MAX_TREE_DEPTH} operations "
+                                  "(split it into named constants)", text, node.start, node.end)
+        stack.extend((child, depth + 1) for child in _children(node))

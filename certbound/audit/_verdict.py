@@ -20,7 +20,9 @@ at the stated digits; :func:`certbound.audit._exact.rounding_cell`), whose
 end points are ties and count as undecidable; for "≈", ``[a, b] =
 [v − t, v + t]``. Since x ∈ [lo, hi], "confirmed" and "refuted" are
 theorems; everything else is "undecided" with the reason. Comparisons are
-exact (Fractions), so no rounding enters the decision.
+exact (Fractions), so no rounding enters the decision; end points of
+astronomically large or small balls are first rounded outward to a fine
+dyadic grid (:func:`certbound.ball.bounded_endpoints`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from certbound.audit._claims import Claim, ClaimsFile
 from certbound.audit._errors import DomainError
 from certbound.audit._evaluate import EvalContext, evaluate, to_ball
 from certbound.audit._exact import certain_digits, decimal_string, rounding_cell, rounding_cell_decimals
-from certbound.ball import DEFAULT_PREC, lower_fraction, upper_fraction, working_precision
+from certbound.ball import DEFAULT_PREC, bounded_endpoints, working_precision
 
 __all__ = ["CERTAIN_DIGITS_SHOWN", "Verdict", "asserted_interval", "decide", "precision_schedule", "audit_claims", "STATUSES"]
 
@@ -112,7 +114,7 @@ def decide(claim: Claim, enclosure: arb | Fraction) -> tuple[str, str]:
     if isinstance(enclosure, Fraction):
         lo = hi = enclosure
     else:
-        lo, hi = lower_fraction(enclosure), upper_fraction(enclosure)
+        lo, hi = bounded_endpoints(enclosure)
     if lo is None and hi is None:
         return "undecided", f"the quantity could not be enclosed in a finite ball ({enclosure})"
     a, b, open_ends = asserted_interval(claim)
@@ -204,7 +206,7 @@ def _relative_margin(claim: Claim, enclosure: arb) -> float | None:
     if isinstance(enclosure, Fraction):
         lo = hi = enclosure
     else:
-        lo, hi = lower_fraction(enclosure), upper_fraction(enclosure)
+        lo, hi = bounded_endpoints(enclosure)
     if lo is None or hi is None:
         return None
     mid = (lo + hi) / 2
@@ -264,7 +266,7 @@ def _audit_one(claim: Claim, cf: ClaimsFile, schedule: list[tuple[int, str]]) ->
         verdict = Verdict(claim, status, reason, enc, bits, mode)
         if status != "undecided":
             break
-        ends = (lower_fraction(enc), upper_fraction(enc), mode)
+        ends = (*bounded_endpoints(enc), mode)
         next_mode = schedule[level + 1][1] if level + 1 < len(schedule) else None
         if previous == ends and next_mode == mode:
             break  # more bits did not move the enclosure
@@ -272,8 +274,7 @@ def _audit_one(claim: Claim, cf: ClaimsFile, schedule: list[tuple[int, str]]) ->
     if verdict.exact is not None:
         verdict.certain = certain_digits(verdict.exact, verdict.exact, CERTAIN_DIGITS_SHOWN)
     elif verdict.enclosure is not None:
-        verdict.certain = certain_digits(lower_fraction(verdict.enclosure), upper_fraction(verdict.enclosure),
-                                         CERTAIN_DIGITS_SHOWN)
+        verdict.certain = certain_digits(*bounded_endpoints(verdict.enclosure), CERTAIN_DIGITS_SHOWN)
     _add_notes(verdict, cf, uses_model)
     verdict.seconds = time.perf_counter() - t0
     return verdict
