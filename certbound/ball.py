@@ -32,16 +32,21 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import functools
 import math
 import sys
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 from flint import arb, ctx
 
 __all__ = [
     "DEFAULT_PREC",
+    "FloatEnvironmentError",
+    "check_float_environment",
+    "float_model_scope",
+    "under_float_model",
     "working_precision",
     "arb_from_float",
     "arbs_from_array",
@@ -66,6 +71,124 @@ __all__ = [
 #: balls are rigorous at every precision); this one keeps widths far below the
 #: float64 inputs' own resolution.
 DEFAULT_PREC = 128
+
+
+class FloatEnvironmentError(RuntimeError):
+    """The process's floating-point environment is not the one certificates assume.
+
+    Raised (never a number returned) when float64 arithmetic does not round to
+    nearest or does not underflow gradually — e.g. after ``fesetround`` or
+    after a library built with ``-ffast-math`` set the x86 MXCSR
+    flush-to-zero / denormals-are-zero bits when it was loaded.
+    """
+
+
+def _f64(bits: list[int]) -> np.ndarray:
+    # Built from bit patterns: no float operation (which the environment being
+    # checked could perturb) is involved in making the probes or their answers.
+    return np.array(bits, dtype=np.uint64).view(np.float64)
+
+
+# Probes (proofs/enclosure.md §2, "Checking the model"): a + b, then c · d.
+#   1 + 2⁻⁵⁴     = 1          (round up gives 1 + 2⁻⁵²)
+#   −1 − 2⁻⁵⁴    = −1         (round down gives −1 − 2⁻⁵²)
+#   1 + 3·2⁻⁵⁴   = 1 + 2⁻⁵²   (round down / toward zero give 1)
+#   2⁻¹⁰²² · ½   = 2⁻¹⁰²³     (flush-to-zero gives 0: a subnormal result)
+#   2⁻¹⁰⁷⁴ · 2⁵² = 2⁻¹⁰²²     (denormals-are-zero gives 0: a subnormal operand)
+_ONE, _MONE, _ONE_UP = 0x3FF0000000000000, 0xBFF0000000000000, 0x3FF0000000000001
+_PROBE_A = _f64([_ONE, _MONE, _ONE])
+_PROBE_B = _f64([0x3C90000000000000, 0xBC90000000000000, 0x3CA8000000000000])
+_PROBE_SUM = _f64([_ONE, _MONE, _ONE_UP]).view(np.uint64)
+_PROBE_C = _f64([0x0010000000000000, 0x0000000000000001])
+_PROBE_D = _f64([0x3FE0000000000000, 0x4330000000000000])
+_PROBE_PRODUCT = _f64([0x0008000000000000, 0x0010000000000000]).view(np.uint64)
+_PROBE_TINY_EYE = _f64([0x0000000000000001, 0, 0, 0x0000000000000001]).reshape(2, 2)  # 2⁻¹⁰⁷⁴·I
+_PROBE_SCALE_EYE = _f64([0x4330000000000000, 0, 0, 0x4330000000000000]).reshape(2, 2)  # 2⁵²·I
+
+
+def _float_environment_problems() -> list[str]:
+    with np.errstate(all="ignore"):
+        s = (_PROBE_A + _PROBE_B).view(np.uint64)
+        p = (_PROBE_C * _PROBE_D).view(np.uint64)
+        # A BLAS product of subnormals (dgemm runs its own kernels): 2⁻¹⁰⁷⁴·I · 2⁵²·I.
+        g = (_PROBE_TINY_EYE @ _PROBE_SCALE_EYE).view(np.uint64)
+    # Python's own float arithmetic (math.fsum, nextafter paths) in the same thread.
+    x, y = _PROBE_A.tolist()[0], _PROBE_B.tolist()[2]
+    problems = []
+    if s[0] != _PROBE_SUM[0]:
+        problems.append("the rounding mode is upward (toward +inf)")
+    elif s[1] != _PROBE_SUM[1]:
+        problems.append("the rounding mode is downward (toward -inf)")
+    elif s[2] != _PROBE_SUM[2] or (x + y) != 1.0000000000000002:
+        problems.append("the rounding mode is toward zero")
+    if p[0] != _PROBE_PRODUCT[0]:
+        problems.append("subnormal results are flushed to zero (FTZ)")
+    if p[1] != _PROBE_PRODUCT[1]:
+        problems.append("subnormal operands are treated as zero (DAZ)")
+    if not problems and not (g[0, 0] == g[1, 1] == _PROBE_PRODUCT[1] and g[0, 1] == g[1, 0] == 0):
+        problems.append("the BLAS matrix product does not underflow gradually")
+    return problems
+
+
+def check_float_environment() -> None:
+    """Refuse to certify unless float64 arithmetic rounds to nearest and underflows gradually.
+
+    Every float → bound argument (``proofs/enclosure.md`` §2) assumes IEEE 754
+    binary64 with round to nearest and gradual underflow. Five probe
+    operations (and one 2×2 BLAS product) detect the other rounding modes and
+    the x86 MXCSR flush-to-zero (FTZ) / denormals-are-zero (DAZ) modes; the
+    cost is a few microseconds. Runs at the start of every certificate
+    (:func:`under_float_model`).
+
+    Raises
+    ------
+    FloatEnvironmentError
+        Naming what is wrong and how to restore the default environment.
+
+    >>> check_float_environment()  # the default environment passes
+    """
+    problems = _float_environment_problems()
+    if problems:
+        raise FloatEnvironmentError(
+            "certbound refuses to certify: the floating-point environment is not IEEE 754 round-to-nearest "
+            f"with gradual underflow ({'; '.join(problems)}). Some code in this process changed it (fesetround, "
+            "_mm_setcsr, or a shared library built with -ffast-math that was loaded); restore the default "
+            "(fesetround(FE_TONEAREST), MXCSR FTZ/DAZ bits cleared) before certifying"
+        )
+
+
+@contextlib.contextmanager
+def float_model_scope() -> Iterator[None]:
+    """Check the floating-point environment, and make numpy's error handling local.
+
+    Inside, ``np.errstate(all="ignore")``: the kernel's own error-bound
+    arithmetic detects overflow and NaN itself, so a caller's
+    ``np.seterr(all="raise")`` must not turn them into exceptions halfway
+    through a certificate (the caller's setting is restored on exit).
+
+    >>> import numpy as np
+    >>> with np.errstate(all="raise"):
+    ...     with float_model_scope():
+    ...         float(np.float64(1e308) * 10)
+    inf
+    """
+    check_float_environment()
+    with np.errstate(all="ignore"):
+        yield
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def under_float_model(func: _F) -> _F:
+    """Decorator: run ``func`` inside :func:`float_model_scope` (a kernel entry point)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with float_model_scope():
+            return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 @contextlib.contextmanager
@@ -384,11 +507,41 @@ def ball_from_json(d: dict[str, Any]) -> arb:
 
 
 def nonnegative_interval(lo: arb, hi: arb) -> arb:
-    """A ball containing [max(lo, 0), hi] (both ends taken outward)."""
-    lo = lo.lower()
-    if not (lo > 0):
-        lo = arb(0)
-    return lo.union(hi.upper())
+    """A ball containing [max(lo, 0), hi] whose lower end is *exactly* max(lo's lower end, 0).
+
+    ``lo.union(hi)`` would round the radius up and so put the lower end below
+    a lower end of 0 (e.g. ``[0, 1]`` becomes ``[−2⁻³⁰, 1 + 2⁻³⁰]``): a
+    nonnegative quantity would get a negative lower end. Here the radius R is
+    fixed first (any ball radius is a 30-bit value ≥ (h − l)/2) and the
+    midpoint l + R is added exactly, so the ball is [l, l + 2R] ⊇ [l, h].
+    Unbounded ``hi`` gives Arb's ``[0 ± ∞]``-style ball (lower end −∞ is
+    unavoidable there).
+
+    >>> x = nonnegative_interval(arb(-1), arb(1))
+    >>> lower_fraction(x), upper_fraction(x) >= 1
+    (Fraction(0, 1), True)
+    """
+    lq = lower_fraction(lo)
+    l = lq if lq is not None and lq > 0 else Fraction(0)
+    h = upper_fraction(hi)
+    if h is None:
+        return _fraction_ball(l).union(arb.pos_inf())
+    if h <= l:
+        return _exact_ball(l)
+    with working_precision(DEFAULT_PREC):
+        z = arb(0, _exact_ball((h - l) / 2).upper())  # radius rounded up: R ≥ (h − l)/2
+    R = _dyadic(z.rad())
+    mid = l + R
+    bits = max(mid.numerator.bit_length(), mid.denominator.bit_length(), DEFAULT_PREC) + 64
+    with working_precision(bits):
+        return _exact_ball(mid) + z  # exact midpoint sum, radius R: [l, l + 2R]
+
+
+def _exact_ball(q: Fraction) -> arb:
+    """The dyadic rational q as an exact ball (precision raised to hold it)."""
+    bits = max(abs(q.numerator).bit_length(), DEFAULT_PREC) + 8
+    with working_precision(max(ctx.prec, bits)):
+        return _fraction_ball(q)
 
 
 def trivial_nonnegative() -> arb:

@@ -13,6 +13,8 @@ import pkgutil
 import sys
 from types import ModuleType
 
+from certbound.ball import FloatEnvironmentError
+
 __all__ = ["main", "build_parser"]
 
 
@@ -56,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("certbound: interrupted", file=sys.stderr)
         return 130
-    except (OSError, ValueError) as exc:
-        # Input problems (missing file, corrupt tensor, bad option) end the run
+    except (OSError, ValueError, FloatEnvironmentError) as exc:
+        # Input problems (missing file, corrupt tensor, bad option) and a
+        # floating-point environment the certificates do not cover end the run
         # cleanly with the reason; output files are written atomically elsewhere.
         print(f"certbound {args.command}: error: {exc}", file=sys.stderr)
         return 2

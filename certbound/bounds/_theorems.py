@@ -46,7 +46,7 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 from flint import arb
 
-from certbound.ball import ball_to_json, float_upper, upper_fraction
+from certbound.ball import ball_to_json, float_upper, under_float_model, upper_fraction
 from certbound.bounds._arbutil import prec, Number, as_arb, exact_dyadic, upper_float
 from certbound.bounds._covering import _float_log_cover
 from certbound.bounds._dudley import dudley_partition
@@ -511,6 +511,7 @@ def _base_assumptions(spec: TransformerSpec, loss_bound: arb, loss_lip: arb, rea
 # ---------------------------------------------------------------------------
 
 
+@under_float_model
 def theorem1_fixed_bound(
     spec: TransformerSpec,
     constraints: Mapping[tuple, MatrixConstraint],
@@ -591,6 +592,7 @@ def _matrix_reports(net: NetworkConfiguration, contrib: list, certs: dict, level
 # ---------------------------------------------------------------------------
 
 
+@under_float_model
 def theorem2_posthoc_bound(
     spec: TransformerSpec,
     spectra: Mapping[tuple, Any],

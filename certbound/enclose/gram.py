@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from flint import arb
 
-from certbound.ball import arb_from_float, working_precision
+from certbound.ball import arb_from_float, under_float_model, working_precision
 from certbound.enclose import fperror
 from certbound.enclose.svd import SingularValueEnclosure, enclose_singular_values
 
@@ -219,6 +219,7 @@ def certify_gram(
         return sig, alpha, beta * four, e * four, "gram"
 
 
+@under_float_model
 def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularValueEnclosure:
     """Certified singular values of the stored W through its Gram matrix.
 

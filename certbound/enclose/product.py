@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from flint import arb
 
-from certbound.ball import working_precision
+from certbound.ball import under_float_model, working_precision
 from certbound.enclose import fperror
 from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
 from certbound.enclose.svd import (
@@ -58,6 +58,7 @@ def _thin_qr_certified(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb, arb]
     return Q, R, alpha, e
 
 
+@under_float_model
 def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> SingularValueEnclosure:
     """Certified singular values of ``A @ B.T`` (never formed).
 

@@ -17,16 +17,27 @@ with the rounding bounds of :mod:`.fperror`.
 
 from __future__ import annotations
 
+import math
+import warnings
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from flint import arb
 
-from certbound.ball import arb_from_float, arb_sum, float_upper, working_precision
+from certbound.ball import (
+    arb_from_float,
+    arb_sum,
+    float_upper,
+    lower_fraction,
+    nonnegative_interval,
+    under_float_model,
+    upper_fraction,
+    working_precision,
+)
 from certbound.enclose import fperror
-from certbound.enclose._input import as_exact_float64_matrix
-from certbound.enclose.svd import SingularValueEnclosure
+from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
+from certbound.enclose.svd import CertificateWarning, SingularValueEnclosure
 
 __all__ = [
     "spectral_norm",
@@ -203,18 +214,52 @@ def _column_sumsq_bounds(M: np.ndarray, abs_err: np.ndarray | None = None) -> tu
     return lo, hi
 
 
+@under_float_model
 def norm_21(W: Any) -> arb:
     """Ball containing ``‖W‖_{2,1} = Σⱼ ‖W_{:,j}‖₂`` (sum of column norms).
 
     Row-vector orientation as in the reference paper: columns of the array as
     stored. Proof: proofs/enclosure.md §8.
 
+    The matrix is first scaled by an exact power of two so that its largest
+    entry lies in [1, 2): squares can neither overflow (entries ≥ 2⁵¹²) nor
+    underflow for a tiny matrix; entries that scaling down makes subnormal
+    move by at most 2⁻¹⁰⁷⁵, i.e. each column norm by at most √m·2⁻¹⁰⁷⁵,
+    which is added (proofs/enclosure.md §8, "Scaled entrywise norms").
+
     >>> import numpy as np
     >>> norm_21(np.array([[3.0, 0.0], [4.0, 1.0]])).contains(6)
     True
+    >>> norm_21(np.array([[3e300], [4e300]])).contains(arb(5e300))
+    True
     """
     W = as_exact_float64_matrix(W)
-    return _norm21_from_columns(W, None)
+    m, n = W.shape
+    if W.size == 0 or not np.any(W):
+        return arb(0)
+    Ws, k, exact = power_of_two_scaling(W)
+    out = _norm21_from_columns(Ws, None)
+    return _scaled_back(out, k, arb(0) if exact else arb(n) * arb(m).sqrt(), "norm_21")
+
+
+def _scaled_back(out: arb, k: int, perturbation_quanta: arb, what: str, warn: bool = True) -> arb:
+    """``2⁻ᵏ·(out ± perturbation_quanta·2⁻¹⁰⁷⁵)`` as a nonnegative ball; warn if unbounded.
+
+    ``out`` encloses the norm of the scaled float matrix, which differs from
+    2ᵏ times the exact one by at most ``perturbation_quanta·2⁻¹⁰⁷⁵`` (the
+    subnormal roundings of scaling down, proofs/enclosure.md §8).
+    """
+    with working_precision():
+        lo, hi = out.lower(), out.upper()
+        if perturbation_quanta != 0:
+            d = perturbation_quanta * arb(2) ** -1075
+            lo, hi = lo - d, hi + d
+        two = arb(2) ** (-k)
+        res = nonnegative_interval(lo * two, hi * two)
+    if warn and not res.is_finite():
+        warnings.warn(f"{what}: a float bound overflowed even after power-of-two scaling; "
+                      "returning the valid but trivial enclosure [0, inf]", CertificateWarning, stacklevel=3)
+    return res
 
 
 def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None) -> arb:
@@ -240,37 +285,32 @@ def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None) -> arb:
     # After an overflow (inf − inf) a lower end may be NaN: 0 is always a valid lower end.
     c_lo = np.where(np.isnan(c_lo), 0.0, c_lo)
     with working_precision():
-        return fperror.sum_nonneg_lower(c_lo).lower().union(fperror.sum_nonneg_upper(c_hi).upper())
+        return nonnegative_interval(fperror.sum_nonneg_lower(c_lo), fperror.sum_nonneg_upper(c_hi))
 
 
+@under_float_model
 def norm_11(W: Any) -> arb:
     """Ball containing ``‖W‖_{1,1} = Σᵢⱼ |wᵢⱼ|``.
 
     ``math.fsum`` returns the correctly rounded exact sum, so the ball is the
-    float result ± one ulp.
+    float result ± one ulp — after an exact power-of-two scaling to max |w| in
+    [1, 2), so the sum cannot overflow and a tiny matrix's ulp is not a
+    subnormal one (entries that scaling down rounds move by ≤ 2⁻¹⁰⁷⁵ each,
+    which is added; proofs/enclosure.md §8).
 
     >>> import numpy as np
     >>> norm_11(np.array([[0.5, -0.25], [0.125, 0.0]])).contains(arb(0.875))
     True
     """
-    import math
-
     W = as_exact_float64_matrix(W)
-    A = np.abs(W).ravel()
-    try:
-        s, k = math.fsum(A.tolist()), 0
-    except OverflowError:
-        # The exact sum exceeds the float range (entries near 1e308): sum
-        # 2^-k·|w| instead, k with size·2 ≤ 2^k so nothing overflows. Scaling
-        # down moves an entry only if it becomes subnormal, by ≤ 2^-1075.
-        k = A.size.bit_length() + 1
-        s = math.fsum(np.ldexp(A, -k).tolist())
-    lo, hi = math.nextafter(s, -math.inf), math.nextafter(s, math.inf)
+    if W.size == 0 or not np.any(W):
+        return arb(0)
+    Ws, k, exact = power_of_two_scaling(W)
+    s = math.fsum(np.abs(Ws).ravel().tolist())  # ≤ 2·size: no overflow
     with working_precision():
-        out = arb_from_float(max(lo, 0.0)).union(arb_from_float(hi))
-        if k:
-            out = (out + arb(0).union(arb(A.size) * arb(2) ** -1075)) * arb(2) ** k
-        return out
+        out = nonnegative_interval(arb_from_float(math.nextafter(s, -math.inf)),
+                                   arb_from_float(math.nextafter(s, math.inf)))
+    return _scaled_back(out, k, arb(0) if exact else arb(W.size), "norm_11")
 
 
 def _formed_product_with_error(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -285,6 +325,7 @@ def _formed_product_with_error(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray
     return P, err
 
 
+@under_float_model
 def norm_21_of_product(A: Any, B: Any) -> arb:
     """Ball containing ``‖A Bᵀ‖_{2,1}`` for thin factors (the m×n product is not needed).
 
@@ -306,11 +347,70 @@ def norm_21_of_product(A: Any, B: Any) -> arb:
     if A.shape[1] != B.shape[1]:
         raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape}")
     m, n, d = A.shape[0], B.shape[0], A.shape[1]
-    if d * (m + n) <= m * n:
-        out = _norm_21_of_product_gram(A, B)
-        if out is not None:
-            return out
-    return _norm_21_of_product_formed(A, B)
+    if m == 0 or n == 0 or d == 0 or not np.any(A) or not np.any(B):
+        return arb(0)
+
+    def unscaled(A: np.ndarray, B: np.ndarray) -> arb:
+        out = _norm_21_of_product_gram(A, B) if d * (m + n) <= m * n else None
+        return _norm_21_of_product_formed(A, B) if out is None else out
+
+    # Column j moves by ≤ 5d√m·2⁻¹⁰⁷⁵ under scaling (proofs/enclosure.md §8): n columns.
+    return _product_norm(A, B, unscaled, n * arb(m).sqrt(), "norm_21_of_product")
+
+
+#: Factor scales (exponents of max|A|·max|B|) inside which no float step of the
+#: product norms can overflow or lose the result to underflow: they run unscaled.
+_SAFE_PRODUCT_EXPONENT = 400
+
+
+def _product_norm(A: np.ndarray, B: np.ndarray, unscaled: Any, columns_factor: arb, what: str) -> arb:
+    """A product norm at any scale: unscaled when safe, else on power-of-two-scaled factors.
+
+    Scaled: both factors get max |entry| in [1, 2) (``A_s = fl(2ᵃA)``,
+    ``B_s = fl(2ᵇB)``), so no float step can overflow; if a scaling rounded a
+    subnormal, every entry of ``A_s B_sᵀ`` is within ``5d·2⁻¹⁰⁷⁵`` of
+    ``2^{a+b} A Bᵀ`` and ``columns_factor`` converts that to the norm
+    (proofs/enclosure.md §8, "Scaled entrywise norms"). When the product is
+    much smaller than max|A|·max|B| (large factors meeting small ones) the
+    scaled product underflows and the ball is loose; then the unscaled
+    evaluation is tried too and the two valid balls are intersected.
+    """
+    ea = math.frexp(float(np.max(np.abs(A))))[1]
+    eb = math.frexp(float(np.max(np.abs(B))))[1]
+    if abs(ea + eb) <= _SAFE_PRODUCT_EXPONENT:
+        out = unscaled(A, B)
+        if out.is_finite():
+            return nonnegative_interval(out, out)
+    As, a, exa = power_of_two_scaling(A)
+    Bs, b, exb = power_of_two_scaling(B)
+    quanta = arb(0) if exa and exb else arb(5 * A.shape[1]) * columns_factor
+    out = _scaled_back(unscaled(As, Bs), a + b, quanta, what, warn=False)
+    with working_precision():
+        loose = not out.is_finite() or not (out.rad() < out.upper() * 2.0**-20)
+    if loose:
+        out = _intersect(out, unscaled(A, B))
+    if not out.is_finite():
+        warnings.warn(f"{what}: a float bound overflowed even after power-of-two scaling; "
+                      "returning the valid but trivial enclosure [0, inf]", CertificateWarning, stacklevel=3)
+    return out
+
+
+def _intersect(x: arb, y: arb) -> arb:
+    """Nonnegative ball for the intersection of two enclosures of the same nonnegative number."""
+    lx, ly = lower_fraction(x), lower_fraction(y)
+    hx, hy = upper_fraction(x), upper_fraction(y)
+    lo = max(v for v in (lx, ly, Fraction(0)) if v is not None)
+    his = [v for v in (hx, hy) if v is not None]
+    with working_precision():
+        if not his:
+            return nonnegative_interval(_fraction_arb(lo), arb.pos_inf())
+        return nonnegative_interval(_fraction_arb(lo), _fraction_arb(min(his)))
+
+
+def _fraction_arb(q: Fraction) -> arb:
+    # An exact endpoint (dyadic) as an exact ball: precision raised to hold it.
+    with working_precision(max(abs(q.numerator).bit_length(), q.denominator.bit_length(), 64) + 8):
+        return arb(q.numerator) / q.denominator
 
 
 def _norm_21_of_product_formed(A: np.ndarray, B: np.ndarray) -> arb:
@@ -367,18 +467,42 @@ def _norm_21_of_product_gram(A: np.ndarray, B: np.ndarray) -> arb | None:
         return (low if low > 0 else arb(0)).union(up)
 
 
+@under_float_model
 def norm_11_of_product(A: Any, B: Any) -> arb:
-    """Ball containing ``‖A Bᵀ‖_{1,1}`` (entrywise |·| sum of the exact product)."""
-    import math
+    """Ball containing ``‖A Bᵀ‖_{1,1}`` (entrywise |·| sum of the exact product).
 
+    Both factors are scaled by exact powers of two first (max entry in
+    [1, 2)), so the formed product and both sums stay far from overflow at
+    any input scale; the result is scaled back exactly in Arb
+    (proofs/enclosure.md §8).
+
+    >>> import numpy as np
+    >>> norm_11_of_product(np.array([[1e300], [-2e300]]), np.array([[3e300]])).contains(arb(9) * arb(10) ** 600)
+    True
+    """
     A = as_exact_float64_matrix(A, "A")
     B = as_exact_float64_matrix(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape}")
+    m, n = A.shape[0], B.shape[0]
+    if m == 0 or n == 0 or A.shape[1] == 0 or not np.any(A) or not np.any(B):
+        return arb(0)
+    # Each of the m·n entries moves by ≤ 5d·2⁻¹⁰⁷⁵ under scaling.
+    return _product_norm(A, B, _norm_11_of_product_formed, arb(m * n), "norm_11_of_product")
+
+
+def _norm_11_of_product_formed(A: np.ndarray, B: np.ndarray) -> arb:
+    """‖A Bᵀ‖_{1,1} from the float product ± the sum of its entrywise error bound; [0, ∞] on overflow."""
     P, err = _formed_product_with_error(A, B)
-    s = math.fsum(np.abs(P).ravel().tolist())
-    e = math.fsum(err.ravel().tolist())
+    try:
+        s = math.fsum(np.abs(P).ravel().tolist())
+        e = math.fsum(err.ravel().tolist())
+    except (OverflowError, ValueError):  # inf/NaN entries or an overflowing exact sum
+        return arb(0).union(arb.pos_inf())
+    if not (math.isfinite(s) and math.isfinite(e)):
+        return arb(0).union(arb.pos_inf())
     with working_precision():
         # fsum is correctly rounded: widen each by one ulp.
-        sv = arb_from_float(s).union(arb_from_float(math.nextafter(s, math.inf)))
-        sv = sv.union(arb_from_float(math.nextafter(s, -math.inf)))
-        ev = arb_from_float(math.nextafter(e, math.inf))
-        return _nonneg(sv + ev.union(-ev))
+        lo = arb_from_float(math.nextafter(s, -math.inf)) - arb_from_float(math.nextafter(e, math.inf))
+        hi = arb_from_float(math.nextafter(s, math.inf)) + arb_from_float(math.nextafter(e, math.inf))
+        return nonnegative_interval(lo, hi)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from flint import fmpz_mat, nmod_mat
 
+from certbound.ball import under_float_model
 from certbound.enclose._input import as_exact_float64_matrix
 
 __all__ = ["integer_matrix", "rank_lower_bound_modp", "exact_rank"]
@@ -42,6 +43,7 @@ def _mantissas(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return man, exp, emin
 
 
+@under_float_model
 def integer_matrix(W: np.ndarray) -> tuple[list[list[int]], int]:
     """``(M, e)`` with M an integer matrix (nested lists) and ``W = 2^e·M``.
 
@@ -56,6 +58,7 @@ def integer_matrix(W: np.ndarray) -> tuple[list[list[int]], int]:
     return rows, emin
 
 
+@under_float_model
 def rank_lower_bound_modp(W: np.ndarray, prime: int = _PRIMES[0]) -> int:
     """A certified lower bound on rank_ℚ(W): the rank of ``M mod p``."""
     W = as_exact_float64_matrix(W)
@@ -70,6 +73,7 @@ def rank_lower_bound_modp(W: np.ndarray, prime: int = _PRIMES[0]) -> int:
     return int(nmod_mat(m, n, entries, prime).rank())
 
 
+@under_float_model
 def exact_rank(W: np.ndarray) -> int:
     """The exact rank over ℚ of the stored matrix (fraction-free elimination).
 

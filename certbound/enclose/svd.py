@@ -51,6 +51,7 @@ from certbound.ball import (
     float_lower,
     float_upper,
     trivial_nonnegative,
+    under_float_model,
     working_precision,
 )
 from certbound.enclose import fperror
@@ -338,6 +339,7 @@ def _certify_dense(
     return None
 
 
+@under_float_model
 def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False) -> SingularValueEnclosure:
     """Certified enclosures of every singular value of the stored matrix W.
 
