@@ -27,7 +27,7 @@ from certbound.enclose import (
     stable_rank,
 )
 
-__version__ = "0.1.0"
+from certbound._version import __version__
 
 __all__ = [
     "__version__",

@@ -31,7 +31,7 @@ def _command_modules() -> list[ModuleType]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with one sub-parser per command module."""
-    from certbound import __version__
+    from certbound._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="certbound",

@@ -206,7 +206,7 @@ def test_existing_output_survives_a_failed_run(bert_dir, tmp_path, capsys):
 
 
 def test_progress_bar_only_on_a_terminal():
-    from certbound._commands.spectrum import _Progress
+    from certbound.pipeline import TerminalProgress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -214,9 +214,9 @@ def test_progress_bar_only_on_a_terminal():
 
     s, t = io.StringIO(), Tty()
     for stream in (s, t):
-        p = _Progress(2, stream)
-        p.step("layer 0 head 0 QK")
-        p.step("layer 0 M_in")
+        p = TerminalProgress(stream)
+        p(1, 2, "layer 0 head 0 QK")
+        p(2, 2, "layer 0 M_in")
         p.close()
     assert s.getvalue() == ""
     assert "2/2" in t.getvalue() and "#" in t.getvalue()

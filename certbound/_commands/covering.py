@@ -116,7 +116,7 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from certbound._commands.bound import parse_count
+    from certbound.pipeline import parse_count
     from certbound.report.writers import atomic_write_text, json_text
 
     eps = _num(args.eps, "--eps")

@@ -230,7 +230,7 @@ def result_json(res) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from certbound.models import is_pi_checkpoint
-    from certbound.models.demo import run_demo
+    from certbound.pipeline import DEFAULT_DELTA, run_demo
 
     if args.model is not None and not is_pi_checkpoint(args.model):
         raise ValueError(f"{args.model}: not a certbound-pi checkpoint (config.json with model_type "
@@ -240,8 +240,6 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--n must be a positive integer")
     if args.n_test is not None and args.n_test < 2:
         raise ValueError("--n-test must be at least 2")
-    from certbound.models.demo import DEFAULT_DELTA
-
     delta = DEFAULT_DELTA if args.delta is None else args.delta
     if not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {delta}")

@@ -16,12 +16,11 @@ from typing import Any, Sequence
 from certbound.ball import decimal_lower, decimal_upper
 from certbound.bounds.proxies import (
     VARIANTS,
-    MatrixQuantities,
     ProxyResult,
     paper_proxies,
-    quantities_of_theory_matrix,
     variant_ratios,
 )
+from certbound.pipeline import model_quantities
 
 NAME = "proxies"
 HELP = "certified B_ours / B_Edelman proxies of the reference paper's Section 6 (paper and corrected variants)"
@@ -31,8 +30,6 @@ __all__ = [
     "HELP",
     "add_arguments",
     "run",
-    "resolve_model",
-    "model_quantities",
     "summary_rows",
     "SUMMARY_HEADER",
     "summary_latex",
@@ -66,58 +63,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--digits", type=int, default=6, help="significant digits (upper bounds rounded up)")
     parser.add_argument("--no-grid", action="store_true", help="omit the per-p contribution balls from the JSON")
     parser.add_argument("--per-matrix", action="store_true", help="print every matrix, not only the summary")
-
-
-def resolve_model(spec: str | os.PathLike[str]) -> str:
-    """A checkpoint path: an existing path, or a packaged checkpoint's name.
-
-    Raises ``FileNotFoundError`` naming both possibilities when neither works.
-    """
-    spec = os.fspath(spec)
-    if os.path.exists(spec):
-        return spec
-    from certbound.checkpoints import find_packaged_checkpoint
-
-    try:
-        return str(find_packaged_checkpoint(spec))
-    except KeyError:
-        raise FileNotFoundError(f"{spec}: no such file or directory, and not a packaged checkpoint name") from None
-    except LookupError as exc:
-        raise FileNotFoundError(f"{spec}: {exc}") from None
-
-
-def model_quantities(
-    spec: str | os.PathLike[str],
-    *,
-    mode: str = "fast",
-    layers: int | None = None,
-    mapping: str | None = None,
-) -> tuple[dict[str, Any], list[MatrixQuantities]]:
-    """Certified per-matrix quantities of a checkpoint (and its layout summary)."""
-    from certbound.checkpoints import open_model, theory_matrices
-
-    path = resolve_model(spec)
-    ck, layout = open_model(path, mapping=mapping)
-    try:
-        if getattr(layout, "ffn_kind", "two") != "two":
-            raise ValueError(f"{path}: this {layout.architecture} model is variant P (one feed-forward matrix M); "
-                             "the paper's proxies B_ours/B_Edelman are defined for two (M_in, M_out). For this "
-                             "model use `certbound bound` (a true certificate) or `certbound spectrum`")
-        n_layers = layout.num_layers
-        if layers is not None:
-            if not 1 <= layers <= n_layers:
-                raise ValueError(f"--layers {layers}: the model has {n_layers} layers")
-            n_layers = layers
-        qs = [
-            quantities_of_theory_matrix(r, mode)
-            for r in theory_matrices(ck, layout=layout, layers=range(n_layers))
-        ]
-    finally:
-        ck.close()
-    info = dict(layout.summary())
-    info["path"] = path
-    info["used_layers"] = n_layers
-    return info, qs
 
 
 SUMMARY_HEADER = ["model", "kind", "L", "N", "H", "variant", "B_ours (upper)", "B_Edelman (upper)",

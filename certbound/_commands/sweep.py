@@ -93,7 +93,7 @@ def run_sweep(
     grid (``exact_grid=False``: same certified minimum and p*, cheap brackets
     for grid points that cannot be the minimiser).
     """
-    from certbound._commands.proxies import model_quantities
+    from certbound.pipeline import model_quantities
     from certbound.report.figures import ModelRun
 
     def say(msg: str) -> None:

@@ -2,11 +2,10 @@
 
 ``bound(n=1e6, delta=0.01)`` is the Theorem 2 (post hoc) bound of the
 claim's model exactly as ``certbound bound MODEL --n 1e6 --delta 0.01``
-computes it (``proofs/theory-theorems.md`` §T2): the computation *is* the
-CLI's, called through :func:`certbound._commands.bound.certified_bound`
-with the namespace :func:`certbound._commands.bound.cli_namespace` builds, so
-defaults and option checks (e.g. refusing a ``loss_bound`` below a
-certbound-pi config's) are the CLI's. Keyword options mirror the CLI flags;
+computes it (``proofs/theory-theorems.md`` §T2): both call
+:func:`certbound.pipeline.certified_bound` with a
+:class:`~certbound.pipeline.BoundSettings`, so defaults and option checks
+(e.g. refusing a ``loss_bound`` below a certbound-pi config's) are the CLI's. Keyword options mirror the CLI flags;
 numbers may be written as numbers (``n=1e6``) or strings (``n="1e6"``,
 ``delta="0.01"``) and are read exactly, never through a binary float.
 
@@ -28,10 +27,12 @@ from typing import Any, Callable
 from certbound.audit._errors import DomainError
 from certbound.audit._evaluate import EvalContext, Value, register_quantity
 from certbound.audit._exact import parse_exact_number
+from certbound.ball import DEFAULT_PREC, working_precision
+from certbound.pipeline import BoundSettings, certified_bound
 
 __all__ = ["BOUND_KEYWORDS", "bound_result"]
 
-#: keyword → (CLI attribute, kind). Kinds: "count" positive integer, "number" exact positive rational,
+#: keyword → (BoundSettings field, kind). Kinds: "count" positive integer, "number" exact positive rational,
 #: "flag" 0 or 1, "dyadic" exact binary64 number > 1, "mode" certificate mode string.
 BOUND_KEYWORDS: dict[str, tuple[str, str]] = {
     "n": ("n", "count"),
@@ -43,7 +44,7 @@ BOUND_KEYWORDS: dict[str, tuple[str, str]] = {
     "softmax_lip": ("softmax_lip", "number"),
     "act_lip": ("act_lip", "number"),
     "residual": ("residual", "flag"),
-    "logit_scale": ("no_logit_scale", "flag"),
+    "logit_scale": ("logit_scale", "flag"),
     "p_grid_m": ("p_grid_m", "count"),
     "partition_ratio": ("partition_ratio", "dyadic"),
     "spectrum_mode": ("spectrum_mode", "mode"),
@@ -100,20 +101,6 @@ def _normalise(kw: dict[str, Value]) -> dict[str, Any]:
     return out
 
 
-def _cli_value(name: str, value: Any) -> Any:
-    """What the CLI flag would receive: numbers as exact strings ("1/100"), flags as booleans."""
-    attr, kind = BOUND_KEYWORDS[name]
-    if kind == "flag":
-        return (not value) if attr == "no_logit_scale" else value
-    if kind == "dyadic":
-        return float(value)  # exact: checked to be a binary64 number
-    if kind == "count" and name != "n":
-        return value  # the CLI's type=int options
-    if kind == "mode":
-        return value
-    return str(value)  # Fraction → "a/b" or "a": the CLI parses it exactly (parse_count / _parse_number)
-
-
 def bound_result(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> Any:
     """The :class:`~certbound.bounds.BoundResult` of ``certbound bound`` for the model and options (cached).
 
@@ -124,17 +111,16 @@ def bound_result(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> Any:
     key = ("bound",) + tuple(sorted(opts.items()))
 
     def compute() -> Any:
-        from certbound._commands.bound import certified_bound, cli_namespace
-        from certbound.ball import DEFAULT_PREC, working_precision
-
-        extra = {BOUND_KEYWORDS[k][0]: _cli_value(k, v) for k, v in opts.items() if k not in ("n", "delta")}
-        args = cli_namespace(model.path, _cli_value("n", opts["n"]), _cli_value("delta", opts["delta"]),
-                             mapping=model.mapping, **extra)
         # Fixed precision: the configuration choices (grid radii) are decided at working precision, so
         # the quantity must not depend on the audit's escalation level.
         with working_precision(DEFAULT_PREC):
             try:
-                res, _, _, _ = certified_bound(args)
+                # exact Fractions: the pipeline reads them exactly, as it reads the CLI's decimal strings
+                settings = BoundSettings(**{BOUND_KEYWORDS[k][0]: (float(v) if BOUND_KEYWORDS[k][1] == "dyadic"
+                                                                   else v)
+                                            for k, v in opts.items() if k not in ("n", "delta")})
+                res, _, _, _ = certified_bound(model.path, opts["n"], opts["delta"], settings,
+                                               mapping=model.mapping)
             except ValueError as exc:  # the CLI's option checks name its flags: say where they come from
                 raise ValueError(f"bound(): {exc} (as `certbound bound` would refuse it)") from None
         # Storage formats of the weights, for the audit's "input data carry only float32" notes

@@ -123,7 +123,7 @@ def exit_code(verdicts: list[Verdict]) -> int:
 
 def report_json(cf: ClaimsFile, verdicts: list[Verdict], settings: dict[str, Any]) -> dict[str, Any]:
     """The whole audit as a JSON-ready dict."""
-    from certbound import __version__
+    from certbound._version import __version__
 
     return {
         "certbound_version": __version__,

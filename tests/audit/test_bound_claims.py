@@ -173,16 +173,16 @@ def test_numbers_are_read_exactly_never_through_a_float(tmp_path):
 
 
 def test_one_bound_per_model_and_options(tmp_path, monkeypatch, reference):
-    import certbound._commands.bound as bound_cmd
+    import certbound.audit._bound_quantities as bound_q
 
     calls = []
-    real = bound_cmd.certified_bound
+    real = bound_q.certified_bound
 
-    def counting(args, **kw):
-        calls.append((args.n, args.delta))
-        return real(args, **kw)
+    def counting(model, n, delta, *a, **kw):
+        calls.append((n, delta))
+        return real(model, n, delta, *a, **kw)
 
-    monkeypatch.setattr(bound_cmd, "certified_bound", counting)
+    monkeypatch.setattr(bound_q, "certified_bound", counting)
     body = (claim("a", "bound(n=1000, delta=0.01)", ">", "0")
             + claim("b", 'bound(n="1e3", delta="0.01") - 2*dudley(n=10**3, delta=0.01)', ">", "0")
             # undecidable at any precision (the claimed value is the ball's own lower end): escalates

@@ -123,7 +123,7 @@ def test_dudley_bound_rejects_non_increasing_partition():
 
 
 def test_bound_constant_from_config_float_is_not_rounded_down():
-    from certbound._commands.bound import _constant
+    from certbound.pipeline._bound import _constant
 
     # a certbound-pi config's clip 0.1 is the binary64 0.1000000000000000055…, the loss's true range
     v = _constant(None, {"loss_bound": 0.1}, "loss_bound", "--loss-bound")
@@ -156,7 +156,7 @@ def test_bound_refuses_spectrum_report_of_another_model(tmp_path):
 
 
 def test_demo_default_delta_is_exactly_one_hundredth():
-    from certbound.models.demo import DEFAULT_DELTA
+    from certbound.pipeline import DEFAULT_DELTA
 
     assert Fraction(DEFAULT_DELTA) == Fraction(1, 100)   # float 0.01 > 1/100
 
@@ -239,7 +239,7 @@ def test_tanh_gelu_constant_certified_for_every_name_that_uses_it():
 
 def test_bound_refuses_a_model_whose_activation_is_unstated():
     """(A3) for an unknown activation: before, a config without hidden_act became the exact GELU."""
-    from certbound._commands.bound import _activation
+    from certbound.pipeline._bound import _activation
 
     with pytest.raises(ValueError, match="act-lip"):
         _activation({"model_type": "bert"}, None)

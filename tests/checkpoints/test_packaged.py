@@ -22,7 +22,7 @@ MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9d
 
 
 def _certify(m):
-    from certbound._commands.spectrum import certify_theory_matrix
+    from certbound.pipeline import certify_theory_matrix
 
     return certify_theory_matrix(m, "fast", ["1"])
 

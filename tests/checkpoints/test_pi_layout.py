@@ -269,7 +269,7 @@ def test_nan_weight_named(tmp_path):
 def test_bound_cli_agrees_with_demo(tmp_path):
     """`certbound bound` on the shipped model = `certbound demo`'s Theorem 2 number (same n, δ, options)."""
     from certbound.ball import ball_from_json
-    from certbound.models.demo import run_demo
+    from certbound.pipeline import run_demo
 
     for n in (1000, 469759):
         out = tmp_path / f"b{n}.json"
@@ -288,7 +288,7 @@ def test_bound_cli_picks_variant_and_residual_from_config(tmp_path):
     """A variant-B residual certbound-pi model: `certbound bound` = the models package's own Theorem 2 call."""
     from certbound.ball import ball_from_json
     from certbound.models import PiTransformer, PiTransformerConfig, save_pi_checkpoint
-    from certbound.models.demo import run_demo
+    from certbound.pipeline import run_demo
 
     cfg = PiTransformerConfig(d_model=6, n_layers=2, n_heads=2, d_head=2, seq_len=5, ffn_kind="two", d_ff=5,
                               residual=True, readout_norm=2.0)

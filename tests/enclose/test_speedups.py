@@ -156,7 +156,7 @@ def test_ball_to_json_endpoints(x):
 def test_dense_enclosure_suffix_of_zeros_in_spectrum_sums():
     # σ with float upper end 0 are dropped from the sums by `certbound spectrum`: the
     # record's sums must still contain the exact values of a rank-deficient matrix.
-    from certbound._commands.spectrum import certify_theory_matrix
+    from certbound.pipeline import certify_theory_matrix
     from certbound.checkpoints import TheoryMatrix
 
     W = np.zeros((4, 5))

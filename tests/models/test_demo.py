@@ -10,8 +10,8 @@ from flint import arb
 
 from certbound.ball import upper_fraction
 from certbound.models import PiTransformer, PiTransformerConfig, SparseMajorityTask, save_pi_checkpoint
-from certbound.models.demo import (enclose_model_spectra, measure_gap, nonvacuous_sample_size, run_demo,
-                                   transformer_spec_of)
+from certbound.models.demo import measure_gap
+from certbound.pipeline._demo import enclose_model_spectra, nonvacuous_sample_size, run_demo, transformer_spec_of
 
 pytest.importorskip("certbound.bounds")
 

@@ -1,0 +1,55 @@
+"""The pipeline layer: model → certified spectra → certified bounds, with typed options.
+
+It owns the orchestration that the CLI commands, :mod:`certbound.audit` and
+notebooks share: it sits above :mod:`certbound.checkpoints`,
+:mod:`certbound.enclose`, :mod:`certbound.bounds` and :mod:`certbound.models`
+and below the CLI (``certbound._commands``), which only parses arguments,
+calls into this package and renders. No function here takes an
+``argparse.Namespace``; options are keyword arguments or
+:class:`BoundSettings`, and progress goes through one callback
+(:mod:`certbound.pipeline._progress`).
+
+>>> from certbound.pipeline import BoundSettings
+>>> BoundSettings(seq_len=128).seq_len
+128
+"""
+
+from certbound.pipeline._bound import (
+    BoundSettings,
+    certified_bound,
+    model_spectra,
+    parse_count,
+    parse_number,
+    spec_from_layout,
+    spectra_from_report,
+)
+from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonvacuous_sample_size, run_demo
+from certbound.pipeline._progress import ProgressCallback, TerminalProgress, progress_reporter
+from certbound.pipeline._proxies import model_quantities
+from certbound.pipeline._resolve import resolve_model, resolve_packaged_name
+from certbound.pipeline._spectrum import certify_theory_matrix, scaled_enclosure, spectrum_report, weights_digest
+
+__all__ = [
+    "BoundSettings",
+    "certified_bound",
+    "model_spectra",
+    "spec_from_layout",
+    "spectra_from_report",
+    "parse_count",
+    "parse_number",
+    "spectrum_report",
+    "certify_theory_matrix",
+    "scaled_enclosure",
+    "weights_digest",
+    "model_quantities",
+    "run_demo",
+    "DemoResult",
+    "NonVacuity",
+    "nonvacuous_sample_size",
+    "DEFAULT_DELTA",
+    "ProgressCallback",
+    "TerminalProgress",
+    "progress_reporter",
+    "resolve_model",
+    "resolve_packaged_name",
+]

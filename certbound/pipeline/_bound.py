@@ -1,0 +1,566 @@
+"""The certified generalization-gap bound of a model: the computation behind ``certbound bound``.
+
+What is certified (``proofs/theory-theorems.md``): with probability ≥ 1 − δ over
+an i.i.d. sample of size n, ``|R(f) − R̂_S(f)|`` is at most the returned bound
+for the **Π-surrogate network** carrying the checkpoint's weights — the model
+class of ``proofs/theory-lipschitz.md`` §1 (variant B: multi-head attention,
+two-matrix feed-forward with the checkpoint's activation; LayerNorm replaced by
+the row projection Π; biases, embeddings, pooler and (unless ``residual``)
+residual connections dropped; inputs with unit-norm token rows; a learned
+readout of the first token with ``‖w‖ ≤ readout_norm``; a loss in
+``[0, loss_bound]`` that is ``loss_lipschitz``-Lipschitz). It is **not** a
+bound for the original BERT-like network. For a certbound-pi checkpoint the
+network *is* the theorems' model class and the a-priori constants come from
+its config.
+
+``BoundSettings(mode="posthoc")`` (default) is Theorem 2 (Schatten index per
+matrix chosen after training on the grid P_m, radii peeled on a-priori grids);
+``mode="fixed"`` is Theorem 1 with an a-priori configuration
+(``constraints``: a JSON file of ``{"layer", "head", "type", "p",
+"schatten_radius", "spectral_radius"}``), checked against the certified
+weights.
+
+Numbers are read exactly: strings as decimals or ratios (``"0.01"``,
+``"1/100"``), ints and Fractions as they are, floats as the binary64 number
+they are. Error messages name the ``certbound bound`` flag of each option.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import warnings
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from types import SimpleNamespace
+from typing import Any, Union
+
+import numpy as np
+from flint import arb
+
+from certbound.ball import DEFAULT_PREC, ball_from_json, float_upper, working_precision
+from certbound.bounds import (
+    BoundOptions,
+    MatrixConstraint,
+    TransformerSpec,
+    theorem1_fixed_bound,
+    theorem2_posthoc_bound,
+)
+from certbound.checkpoints import open_model, theory_matrices
+from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
+from certbound.pipeline._progress import ProgressSpec, progress_reporter
+from certbound.pipeline._resolve import resolve_packaged_name
+from certbound.pipeline._spectrum import scaled_enclosure, weights_digest
+
+__all__ = ["BoundSettings", "Number", "parse_count", "parse_number", "model_spectra", "model_spectra_of",
+           "spectra_from_report", "spec_from_layout", "certified_bound"]
+
+#: An exact number as the bound options accept it (see the module docstring).
+Number = Union[str, int, float, Fraction]
+
+
+def parse_count(text: Any, what: str = "--n") -> int:
+    """A positive integer from ``"1000000"``, ``"1e6"`` or ``"10**6"`` (exactly), or an int.
+
+    >>> parse_count("1e6"), parse_count("10**6"), parse_count(1000)
+    (1000000, 1000000, 1000)
+    >>> parse_count("1.5")
+    Traceback (most recent call last):
+    ...
+    ValueError: --n: '1.5' is not a positive integer
+    """
+    if isinstance(text, bool):
+        raise ValueError(f"{what}: {text!r} is not a positive integer")
+    if isinstance(text, (int, Fraction)) or (isinstance(text, float) and math.isfinite(text)):
+        q = Fraction(text)
+        if q.denominator != 1 or q < 1:
+            raise ValueError(f"{what}: {text!r} is not a positive integer")
+        return int(q)
+    t = str(text).strip().replace("_", "")
+    try:
+        if "**" in t:
+            b, e = t.split("**")
+            q = Fraction(int(b)) ** int(e)
+        else:
+            q = Fraction(t)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{what}: {text!r} is not a number") from None
+    if q.denominator != 1 or q < 1:
+        raise ValueError(f"{what}: {text!r} is not a positive integer")
+    return int(q)
+
+
+def parse_number(value: Any, what: str) -> Fraction | float:
+    """An exact number: a float when it is one (dyadic), else a Fraction.
+
+    Strings are read as exact decimals or ratios, never through a binary float;
+    a float argument is the binary64 number it is.
+
+    >>> parse_number("0.25", "--delta"), parse_number("0.01", "--delta"), parse_number(Fraction(1, 3), "x")
+    (0.25, Fraction(1, 100), Fraction(1, 3))
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: {value!r} is not a number")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{what}: {value!r} is not a finite number")
+        return value
+    if isinstance(value, (int, Fraction)):
+        q = Fraction(value)
+    else:
+        try:
+            q = Fraction(str(value).strip())
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{what}: {value!r} is not a number") from None
+    # dyadic values stay exact floats; others stay exact Fractions (turned into balls)
+    return float(q) if Fraction(float(q)) == q else q
+
+
+_parse_number = parse_number
+
+
+@dataclass(frozen=True)
+class BoundSettings:
+    """Options of the certified bound (the flags of ``certbound bound``), checked on construction.
+
+    Every field has the CLI's default; ``None`` means "from the model's config
+    (certbound-pi), else the documented default".
+
+    Parameters
+    ----------
+    seq_len : int, optional
+        Tokens per input T (default: ``max_position_embeddings`` of the config, else 512).
+    loss_bound, loss_lipschitz, readout_norm : exact number, optional
+        B_ℒ, L_ℒ and the a-priori readout norm C_w (default: the certbound-pi config's, else 1).
+    fixed_readout : bool
+        The readout is fixed (not learned), so it is not covered.
+    softmax_lip : exact number, optional
+        c_sm (1 proved, the default; 2 reproduces the paper).
+    act_lip : exact number, optional
+        Activation Lipschitz constant (default from the config's activation).
+    residual : bool
+        Π-form residual connections (spec §1.3).
+    logit_scale : bool
+        Keep the 1/√d_h logit scale in QK (``False`` drops it, as the authors' proxies do).
+    mode : {"posthoc", "fixed"}
+        Theorem 2 (default) or Theorem 1 with ``constraints``.
+    constraints : str, optional
+        JSON configuration file for ``mode="fixed"``.
+    spectra : str, optional
+        A ``certbound spectrum --json`` report to reuse instead of certifying again
+        (checked to be of the same weights).
+    spectrum_mode : {"fast", "tight", "arb"}
+        Certificate mode of the singular-value kernel.
+    partition_ratio : float
+        Ratio (> 1) of the geometric Riemann partition.
+    p_grid_m : int, optional
+        Index grid resolution m (default ⌈L + ln N⌉).
+
+    Examples
+    --------
+    >>> BoundSettings(residual=True, loss_bound="0.5").loss_bound
+    '0.5'
+    >>> BoundSettings(mode="fixed")
+    Traceback (most recent call last):
+    ...
+    ValueError: --mode fixed needs --constraints FILE (the a-priori configuration)
+    """
+
+    seq_len: int | None = None
+    loss_bound: Number | None = None
+    loss_lipschitz: Number | None = None
+    readout_norm: Number | None = None
+    fixed_readout: bool = False
+    softmax_lip: Number | None = None
+    act_lip: Number | None = None
+    residual: bool = False
+    logit_scale: bool = True
+    mode: str = "posthoc"
+    constraints: str | None = None
+    spectra: str | None = None
+    spectrum_mode: str = "fast"
+    partition_ratio: float = 1.25
+    p_grid_m: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("posthoc", "fixed"):
+            raise ValueError(f"--mode must be 'posthoc' or 'fixed', not {self.mode!r}")
+        if self.mode == "fixed" and not self.constraints:
+            raise ValueError("--mode fixed needs --constraints FILE (the a-priori configuration)")
+        if self.spectrum_mode not in ("fast", "tight", "arb"):
+            raise ValueError(f"--spectrum-mode must be 'fast', 'tight' or 'arb', not {self.spectrum_mode!r}")
+        if isinstance(self.partition_ratio, bool) or not isinstance(self.partition_ratio, (int, float)) \
+                or not self.partition_ratio > 1:
+            raise ValueError("--partition-ratio must be > 1")
+        for name in ("seq_len", "p_grid_m"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise ValueError(f"--{name.replace('_', '-')} must be an integer, not {v!r}")
+        if self.seq_len is not None and self.seq_len < 1:
+            raise ValueError("--seq-len must be ≥ 1")
+        for name in ("loss_bound", "loss_lipschitz", "readout_norm", "softmax_lip", "act_lip"):
+            v = getattr(self, name)
+            if v is not None:
+                parse_number(v, "--" + name.replace("_", "-"))  # refuse what is not a number now
+
+    @classmethod
+    def from_options(cls, **options: Any) -> "BoundSettings":
+        """Settings from keyword options; an unknown name is an error naming the known ones.
+
+        >>> BoundSettings.from_options(seqlen=3)
+        Traceback (most recent call last):
+        ...
+        ValueError: the bound has no option 'seqlen' (options: seq_len, loss_bound, loss_lipschitz, readout_norm, fixed_readout, softmax_lip, act_lip, residual, logit_scale, mode, constraints, spectra, spectrum_mode, partition_ratio, p_grid_m)
+        """
+        names = [f.name for f in fields(cls)]
+        for k in options:
+            if k not in names:
+                raise ValueError(f"the bound has no option {k!r} (options: {', '.join(names)})")
+        return cls(**options)
+
+
+# ---------------------------------------------------------------------------
+# model → spectra
+
+
+def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "fast", config: str | None = None,
+                  mapping: str | None = None, progress: ProgressSpec = None) -> tuple[dict, Any, dict]:
+    """Certified enclosures of every theory matrix of a checkpoint, keyed ``(layer, head, type)``.
+
+    Per-head ``QK``/``VO`` through the product path (never formed, rank ≤ d_h
+    certified); the logit scale ``1/√d_h`` applied as an Arb factor when it
+    was not folded exactly. Returns ``(spectra, layout, config dict)``; a
+    learned readout's enclosure is under the key ``"readout"``.
+    """
+    path = resolve_packaged_name(model)
+    ck, layout = open_model(path, config=config, mapping=mapping)
+    try:
+        spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, mode=mode, progress=progress)
+        cfg = dict(ck.config or {})
+    finally:
+        ck.close()
+    return spectra, layout, cfg
+
+
+def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True, mode: str = "fast",
+                     progress: ProgressSpec = None) -> dict:
+    """:func:`model_spectra` of an opened checkpoint and its layout (the spectra dict only; ``ck`` stays open)."""
+    spectra: dict = {}
+    types = tuple(getattr(layout, "matrix_types", ("QK", "VO", "M_in", "M_out")))
+    if getattr(layout, "has_readout", False):
+        types = types + ("readout",)
+    scale_logits = scale_logits and getattr(layout, "attention_logit_scale", True)
+    total = layout.num_layers * (2 * layout.num_heads + len(types) - 2)
+    prog = progress_reporter(progress, total)
+    try:
+        for m in theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if m.factors is not None:
+                    enc = enclose_singular_values_of_product(*m.factors, mode=mode)
+                else:
+                    enc = enclose_singular_values(m.dense, mode=mode)
+            if m.logit_scale_d != 1:
+                with working_precision(DEFAULT_PREC):
+                    enc = scaled_enclosure(enc, m.scale())
+            if not enc.certified:
+                raise ValueError(f"{path}: {m.label}: the singular-value certificate failed; no bound can be given")
+            if m.type == "readout":
+                spectra["readout"] = enc
+                continue
+            head = m.head if m.type in ("QK", "VO") else None
+            spectra[(m.layer, head, m.type)] = enc
+            prog.step(m.label)
+    finally:
+        prog.close()
+    return spectra
+
+
+def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
+    """Spectra from a ``certbound spectrum --json`` report (σ upper ends exact from the ``exact`` fields)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            rep = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not a JSON spectrum report ({exc})") from None
+    try:
+        scaled = bool(rep["options"]["scale_logits"])
+        recs = rep["matrices"]
+        cfg = rep.get("config", {})
+    except (KeyError, TypeError):
+        raise ValueError(f"{path}: not a `certbound spectrum --json` report (no options/matrices)") from None
+    if scaled and not scale_logits:
+        raise ValueError(f"{path}: spectra were computed with --scale-logits but --no-logit-scale was requested")
+    extra = None
+    # certbound-pi reports: the architecture has no 1/sqrt(d_h), so there is nothing to apply
+    if scale_logits and not scaled and cfg.get("attention_logit_scale", True):
+        dh = int(cfg.get("head_dim", 0))
+        if dh < 1:
+            raise ValueError(f"{path}: cannot apply the logit scale: head_dim missing from the report's config")
+        with working_precision(DEFAULT_PREC):
+            extra = 1 / arb(dh).sqrt()
+    spectra = {}
+    for r in recs:
+        if r.get("type") not in ("QK", "VO", "M", "M_in", "M_out", "readout"):
+            continue
+        if not r.get("certified", False):
+            raise ValueError(f"{path}: layer {r.get('layer')} {r.get('type')}: certificate failed in the report")
+        sig = [ball_from_json(q) for q in r["sigma"]]
+        if extra is not None and r["type"] == "QK":
+            sig = [s * extra for s in sig]
+        up = np.array([float_upper(s) for s in sig], dtype=np.float64)
+        head = r["head"] if r["type"] in ("QK", "VO") else None
+        key = "readout" if r["type"] == "readout" else (int(r["layer"]), head, r["type"])
+        spectra[key] = SimpleNamespace(
+            sigma=tuple(sig), upper=up, certified=True,
+            rank=SimpleNamespace(lower=int(r["rank"]["lower"]), upper=int(r["rank"]["upper"])))
+    return spectra, cfg
+
+
+def _check_report_matches(rep_cfg: Any, layout: Any, report_path: str, model_path: str) -> None:
+    """Refuse a spectrum report whose recorded architecture differs from the model's.
+
+    The bound is printed for ``model_path``; spectra of another architecture (e.g. a
+    deeper model, whose first layers would silently be used) would make it a bound
+    for other weights. Same-shape checkpoints cannot be told apart here (the report
+    stores no weight digest): reusing a report is the user's assertion that it is of
+    this model.
+    """
+    if not isinstance(rep_cfg, dict):
+        raise ValueError(f"{report_path}: the report has no config block to check against {model_path}")
+    mine = layout.summary()
+    for key in ("architecture", "num_layers", "hidden_size", "num_heads", "head_dim", "intermediate_size",
+                "ffn_kind"):
+        if key in rep_cfg and key in mine and rep_cfg[key] != mine[key]:
+            raise ValueError(f"{report_path}: the spectrum report is of another model ({key} = {rep_cfg[key]!r}, "
+                             f"but {model_path} has {mine[key]!r})")
+
+
+def _check_report_digest(report_path: str, ck: Any, layout: Any, model_path: str) -> None:
+    """Refuse a spectrum report that was not computed from this model's exact weights.
+
+    The report stores a sha256 of every certified matrix (identity and exact
+    float64 values, ``spectrum.weights_digest``); it is recomputed here from the
+    model with the report's own options, so a report of another checkpoint —
+    even one of the same shape — cannot be reused.
+    """
+    with open(report_path, encoding="utf-8") as fh:
+        rep = json.load(fh)
+    stored = rep.get("weights_sha256")
+    if not stored:
+        raise ValueError(f"{report_path}: the spectrum report has no weights digest (made by an older certbound?); "
+                         f"re-run `certbound spectrum {model_path} --json FILE`")
+    opts = rep.get("options", {})
+    mine = weights_digest(ck, layout, raw=bool(opts.get("raw", False)),
+                          scale_logits=bool(opts.get("scale_logits", False)), layers=opts.get("layers"))
+    if mine != stored:
+        raise ValueError(f"{report_path}: the spectrum report was computed from other weights than {model_path} "
+                         "(weights digest differs)")
+
+
+def _activation(cfg: dict, act_lip: Any) -> tuple[str, Any]:
+    stated = cfg.get("hidden_act", cfg.get("activation_function"))
+    if act_lip is not None:
+        return str(stated if stated is not None else "unstated").lower(), _parse_number(act_lip, "--act-lip")
+    if stated is None:
+        # (A3) needs the constants of the activation the weights are used with; an unstated one
+        # (e.g. a config inferred from an ONNX graph) must not silently become the exact GELU.
+        raise ValueError(
+            "the model's config states no activation (hidden_act / activation_function), so no certified "
+            "Lipschitz constant can be chosen: pass --act-lip with a proven upper bound (φ(0) = 0 and "
+            "‖φ(z)‖ ≤ ‖z‖ are assumed; exact GELU: 1.1289042, tanh GELU: 1.128994, ReLU: 1) or --config FILE"
+        )
+    act = str(stated).lower()
+    if act in ("gelu", "relu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast"):
+        return act, None
+    raise ValueError(
+        f"activation {act!r} of the config has no built-in certified Lipschitz constant (exact 'gelu' and 'relu' "
+        "do); pass --act-lip with a proven upper bound (φ(0) = 0 and ‖φ(z)‖ ≤ ‖z‖ are assumed)"
+    )
+
+
+
+
+def spec_from_layout(layout: Any, cfg: dict, settings: BoundSettings | None = None) -> TransformerSpec:
+    """The :class:`~certbound.bounds.TransformerSpec` (variant B) of a checkpoint layout and the bound settings."""
+    s = settings if settings is not None else BoundSettings()
+    tc = getattr(layout, "theory_config", None)
+    if tc:  # a certbound-pi model: the a-priori constants come from its config
+        _check_pi_overrides(tc, s)
+        ffn = str(tc.get("ffn_kind", "two"))
+        lip = _parse_number(s.act_lip, "--act-lip") if s.act_lip is not None else tc.get("act_lip")
+        return TransformerSpec(
+            n_layers=int(layout.num_layers), n_heads=int(layout.num_heads), d_model=int(layout.hidden_size),
+            seq_len=int(s.seq_len or tc["seq_len"]), ffn_kind=ffn,
+            d_ff=int(tc["d_ff"]) if ffn == "two" and tc.get("d_ff") else None, d_head=int(layout.head_dim),
+            residual=bool(s.residual or tc.get("residual", False)),
+            softmax_lip=_parse_number(s.softmax_lip, "--softmax-lip") if s.softmax_lip is not None
+            else tc.get("softmax_lip", 1),
+            activation=str(tc.get("activation", "relu")), act_lip=lip,
+            act_norm_at_zero=tc.get("act_norm_at_zero"), act_growth=tc.get("act_growth"),
+            readout_learned=not s.fixed_readout,
+        )
+    act, lip = _activation(cfg, s.act_lip)
+    seq = s.seq_len if s.seq_len else int(cfg.get("max_position_embeddings", 512) or 512)
+    if seq < 1:
+        raise ValueError("--seq-len must be ≥ 1")
+    return TransformerSpec(
+        n_layers=int(layout.num_layers), n_heads=int(layout.num_heads), d_model=int(layout.hidden_size),
+        seq_len=int(seq), ffn_kind=str(getattr(layout, "ffn_kind", "two")), d_ff=int(layout.intermediate_size),
+        d_head=int(layout.head_dim), residual=bool(s.residual),
+        softmax_lip=_parse_number(s.softmax_lip, "--softmax-lip") if s.softmax_lip is not None else 1,
+        activation=act, act_lip=lip,
+        act_norm_at_zero=0 if lip is not None else None, act_growth=1 if lip is not None else None,
+        readout_learned=not s.fixed_readout,
+    )
+
+
+def _check_pi_overrides(tc: dict, s: BoundSettings) -> None:
+    """Refuse options that would make a certbound-pi bound claim more than its config guarantees.
+
+    The config states facts about the trained model (its loss range and
+    Lipschitz constant, activation, residual flag, learned readout); a
+    *larger* B_ℒ, L_ℒ, L_φ or c_sm keeps the bound valid, a smaller one or a
+    different architecture does not.
+    """
+    if s.residual and not tc.get("residual", False):
+        raise ValueError("--residual: this certbound-pi model has no residual connections (config residual=false)")
+    if s.fixed_readout:
+        raise ValueError("--fixed-readout: a certbound-pi model's readout (readout.w) is learned and must be covered")
+    for opt, key in (("loss_bound", "loss_bound"), ("loss_lipschitz", "loss_lip"), ("act_lip", "act_lip"),
+                     ("softmax_lip", "softmax_lip")):
+        given = getattr(s, opt, None)
+        if given is not None and tc.get(key) is not None:
+            flag = "--" + opt.replace("_", "-")
+            if Fraction(_parse_number(given, flag)) < Fraction(tc[key]):
+                raise ValueError(f"{flag} {given} is below the certbound-pi config's {key} = {tc[key]}: "
+                                 "the bound would not hold for this model")
+
+
+def _constant(arg: str | None, tc: dict | None, key: str, what: str) -> Any:
+    """CLI value if given, else the certbound-pi config's a-priori value, else 1."""
+    if arg is not None:
+        return _parse_number(arg, what)
+    if tc and tc.get(key) is not None:
+        v = tc[key]
+        # A float in the config is the exact binary64 number the model uses (e.g. the loss clip):
+        # keep it. str() would give the shortest decimal, which may lie *below* it (0.1 → 1/10).
+        if isinstance(v, float) and not isinstance(v, bool):
+            if not math.isfinite(v):
+                raise ValueError(f"{what}: the certbound-pi config's {key} = {v!r} is not finite")
+            return v
+        return v if isinstance(v, (int, Fraction)) else _parse_number(str(v), what)
+    return 1
+
+
+def _load_constraints(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: invalid JSON ({exc})") from None
+    if isinstance(data, dict):
+        data = data.get("matrices", data.get("constraints"))
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a list of {{layer, head, type, p, schatten_radius, spectral_radius}}")
+    out = {}
+    for i, r in enumerate(data):
+        try:
+            head = r.get("head") if r["type"] in ("QK", "VO") else None
+            out[(int(r["layer"]), head, r["type"])] = MatrixConstraint(
+                Fraction(str(r["p"])), _parse_number(str(r["schatten_radius"]), f"{path}[{i}]"),
+                _parse_number(str(r["spectral_radius"]), f"{path}[{i}]"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: entry {i}: {exc}") from None
+    return out
+
+
+# ---------------------------------------------------------------------------
+# output
+
+
+
+def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | None = None, *,
+                    config: str | None = None, mapping: str | None = None,
+                    progress: ProgressSpec = None) -> tuple[Any, str, Any, float]:
+    """The certified bound that ``certbound bound`` prints, for a checkpoint path or packaged name.
+
+    ``n`` is a positive integer (or a string such as ``"1e6"``), ``delta`` an
+    exact number in (0, 1) (a string such as ``"0.01"`` is read exactly).
+    Soundness: ``proofs/theory-theorems.md`` §T1/§T2.
+
+    Returns
+    -------
+    (BoundResult, resolved model path, layout, seconds spent certifying spectra)
+    """
+    n = parse_count(n)
+    delta_v = _parse_number(delta, "--delta")
+    if not 0 < delta_v < 1:
+        raise ValueError(f"--delta must lie in (0, 1), got {delta}")
+    s = settings if settings is not None else BoundSettings()
+    path = resolve_packaged_name(model)
+    ck, layout = open_model(path, config=config, mapping=mapping)
+    try:
+        return certified_bound_of(ck, layout, path, n, delta_v, s, progress=progress)
+    finally:
+        ck.close()
+
+
+def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction | float,
+                       settings: BoundSettings, *, progress: ProgressSpec = None) -> tuple[Any, str, Any, float]:
+    """:func:`certified_bound` of an opened checkpoint and its layout (``n``, ``delta`` already checked)."""
+    s = settings
+    t0 = time.perf_counter()
+    scale_logits = s.logit_scale
+    cfg = dict(ck.config or {})
+    if s.spectra:
+        scale_logits = scale_logits and getattr(layout, "attention_logit_scale", True)
+        spectra, rep_cfg = spectra_from_report(s.spectra, scale_logits=scale_logits)
+        _check_report_matches(rep_cfg, layout, s.spectra, path)
+        _check_report_digest(s.spectra, ck, layout, path)
+        if getattr(layout, "has_readout", False) and "readout" not in spectra:
+            # spectrum reports omit the readout: certify ‖w‖₂ from the checkpoint (one vector)
+            for m in theory_matrices(ck, layout=layout, types=("readout",)):
+                spectra["readout"] = enclose_singular_values(m.dense, mode=s.spectrum_mode)
+    else:
+        spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, mode=s.spectrum_mode,
+                                   progress=progress)
+    t_spec = time.perf_counter() - t0
+    spec = spec_from_layout(layout, cfg, s)
+    tc = getattr(layout, "theory_config", None)
+    readout_enc = spectra.pop("readout", None)
+    opts = BoundOptions(partition_ratio=s.partition_ratio, p_grid_m=s.p_grid_m)
+    common = dict(readout_norm=_constant(s.readout_norm, tc, "readout_norm", "--readout-norm"),
+                  loss_bound=_constant(s.loss_bound, tc, "loss_bound", "--loss-bound"),
+                  loss_lip=_constant(s.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz"), options=opts)
+    if s.mode == "fixed":
+        if readout_enc is not None and spec.readout_learned:
+            cw = Fraction(common["readout_norm"])
+            with working_precision(DEFAULT_PREC):
+                # ‖w‖₂ ≤ C_w  ⇔  ‖w‖₂ · den ≤ num (exact integers, no rounding of C_w)
+                if not bool(readout_enc.sigma[0] * cw.denominator <= arb(cw.numerator)):
+                    raise ValueError(f"{path}: the certified readout norm ||w||_2 is not <= the a-priori "
+                                     f"C_w = {common['readout_norm']} (--readout-norm)")
+        res = theorem1_fixed_bound(spec, _load_constraints(s.constraints), n, delta, spectra=spectra, **common)
+    else:
+        if readout_enc is not None and spec.readout_learned:
+            common["readout_spectrum"] = readout_enc  # certified ‖w‖₂, peeled on the readout grid
+        res = theorem2_posthoc_bound(spec, spectra, n, delta, **common)
+    name = os.path.basename(path.rstrip("/"))
+    if tc:
+        network = (f"{name} is a certbound-pi model: it IS the theorems' model class (variant {spec.variant}); "
+                   "the a-priori constants come from its config.json")
+    else:
+        network = (f"Pi-surrogate of {name} ({layout.architecture}): "
+                   "LayerNorm replaced by the row projection Pi; biases, embeddings, pooler/classifier dropped; "
+                   + ("Pi-form residuals" if s.residual else "residual connections dropped")
+                   + "; NOT a bound for the original network")
+    res.assumptions.update({
+        "network": network,
+        "logit_scale_1_over_sqrt_d_head": scale_logits and getattr(layout, "attention_logit_scale", True),
+        "seq_len_source": "--seq-len" if s.seq_len else ("certbound-pi config" if tc else
+                                                        "config max_position_embeddings (default 512)"),
+    })
+    return res, path, layout, t_spec

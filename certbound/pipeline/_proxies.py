@@ -1,0 +1,51 @@
+"""Certified per-matrix quantities of a checkpoint for the reference paper's Section-6 proxies."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from certbound.bounds.proxies import MatrixQuantities, quantities_of_theory_matrix
+from certbound.checkpoints import open_model, theory_matrices
+from certbound.pipeline._resolve import resolve_model
+
+__all__ = ["model_quantities", "model_quantities_of"]
+
+
+def model_quantities(
+    spec: str | os.PathLike[str],
+    *,
+    mode: str = "fast",
+    layers: int | None = None,
+    mapping: str | None = None,
+) -> tuple[dict[str, Any], list[MatrixQuantities]]:
+    """Certified per-matrix quantities of a checkpoint (path or packaged name) and its layout summary.
+
+    ``layers=K`` uses only layers 1..K (a prefix-depth sub-model). The summary
+    carries ``"path"`` and ``"used_layers"``.
+    """
+    path = resolve_model(spec)
+    ck, layout = open_model(path, mapping=mapping)
+    try:
+        return model_quantities_of(ck, layout, path, mode=mode, layers=layers)
+    finally:
+        ck.close()
+
+
+def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast",
+                        layers: int | None = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
+    """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open)."""
+    if getattr(layout, "ffn_kind", "two") != "two":
+        raise ValueError(f"{path}: this {layout.architecture} model is variant P (one feed-forward matrix M); "
+                         "the paper's proxies B_ours/B_Edelman are defined for two (M_in, M_out). For this "
+                         "model use `certbound bound` (a true certificate) or `certbound spectrum`")
+    n_layers = layout.num_layers
+    if layers is not None:
+        if not 1 <= layers <= n_layers:
+            raise ValueError(f"--layers {layers}: the model has {n_layers} layers")
+        n_layers = layers
+    qs = [quantities_of_theory_matrix(r, mode) for r in theory_matrices(ck, layout=layout, layers=range(n_layers))]
+    info = dict(layout.summary())
+    info["path"] = path
+    info["used_layers"] = n_layers
+    return info, qs
