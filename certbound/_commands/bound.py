@@ -108,7 +108,8 @@ def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = Fa
     lines.append(f"n = {res.n_samples}, delta = {res.delta}")
     lines.append(f"bound (upper, rounded up)      : {decimal_upper(res.bound, 6)}"
                  + ("   [vacuous: not below the loss range B_L]" if res.vacuous else ""))
-    lines.append(f"  2 x Dudley term             : {decimal_upper(2 * res.dudley, 6)}")
+    lines.append(f"  2 x Rademacher term         : {decimal_upper(2 * res.rademacher, 6)}  ({res.rademacher_method}; "
+                 + ", ".join(f"{k} {decimal_upper(v, 4)}" for k, v in res.rademacher_estimates.items()) + ")")
     lines.append(f"  confidence term (incl. prior): {decimal_upper(res.confidence_term, 6)}")
     lines.append(f"  ln(1/prior)                 : {decimal_upper(res.log_inv_prior, 6)}")
     lines.append(f"  cut-off alpha = {float(res.cutoff):.4g}, partition points = {len(res.partition)}")
@@ -142,7 +143,7 @@ def result_latex(res: Any, *, model: str, digits: int = 5) -> str:
 
     rows = [
         (r"bound", decimal_upper(res.bound, digits)),
-        (r"$2\,\mathfrak D_n$", decimal_upper(2 * res.dudley, digits)),
+        (rf"$2\,\bar{{\mathfrak R}}_n$ ({tex(res.rademacher_method)})", decimal_upper(2 * res.rademacher, digits)),
         (r"confidence term", decimal_upper(res.confidence_term, digits)),
         (r"$\ln(1/\pi)$", decimal_upper(res.log_inv_prior, digits)),
     ]

@@ -169,8 +169,8 @@ def format_report(res) -> str:
     verdict = "non-vacuous" if not b.vacuous else f"vacuous: not below B_L = {loss.loss_bound:g}"
     lines.append(f"certified bound  |R - R_hat| <= {_upper(b.bound)}   (Theorem 2, holds with prob. >= "
                  f"{_confidence_text(res.delta)}; {verdict})")
-    lines.append(f"                 = 2 x Dudley {_upper(b.dudley)}  +  confidence {_upper(b.confidence_term)}"
-                 f"  (ln 1/prior = {_upper(b.log_inv_prior)})")
+    lines.append(f"                 = 2 x Rademacher ({b.rademacher_method}) {_upper(b.rademacher)}  +  confidence "
+                 f"{_upper(b.confidence_term)}  (ln 1/prior = {_upper(b.log_inv_prior)})")
     m = res.measured
     if m is not None:
         lines.append(f"measured gap     |test - train| = {m.gap:.4f}   (train loss {m.train_loss:.4f} on n = "

@@ -1,4 +1,4 @@
-"""The certified generalization bounds as audit quantities: ``bound``, ``dudley``, ``confidence_term``, ``log_inv_prior``.
+"""The certified generalization bounds as audit quantities: ``bound``, ``rademacher``, ``dudley``, ``confidence_term``, ``log_inv_prior``.
 
 ``bound(n=1e6, delta=0.01)`` is the Theorem 2 (post hoc) bound of the
 claim's model exactly as ``certbound bound MODEL --n 1e6 --delta 0.01``
@@ -151,7 +151,9 @@ _SAME = "same arguments as bound()"
 for _name, _field_name, _doc in (
     ("bound", "bound", "Theorem 2 (post hoc) certified generalization-gap bound, as `certbound bound MODEL --n N "
                        "--delta D` computes it (its upper end is the printed bound); " + _OPTIONS),
-    ("dudley", "dudley", "the Dudley term D_n of that bound (bound = 2 D_n + confidence_term); " + _SAME),
+    ("rademacher", "rademacher", "the Rademacher term of that bound (bound = 2 rademacher + confidence_term): the "
+                                 "minimum of B_L/2, the one-step bound and the Dudley sum; " + _SAME),
+    ("dudley", "dudley", "the Dudley sum D_n of that bound (one of the Rademacher estimates, >= rademacher); " + _SAME),
     ("confidence_term", "confidence_term",
      "B_L sqrt((ln(2/delta) + log_inv_prior) / (2n)) of that bound; " + _SAME),
     ("log_inv_prior", "log_inv_prior", "ln(1/prior) of the post-hoc configuration of that bound; " + _SAME),

@@ -29,7 +29,7 @@ Example (spec §7.3, Theorem 2 mode (ii); the spec prints 0.14647)
 >>> spectra = {(0, 0, "QK"): [0.5, 0.2, 0, 0], (0, 0, "VO"): [1, 0.5, 0.25, 0.1], (0, None, "M"): [1.2, 0.6, 0.3, 0.1],
 ...            (1, 0, "QK"): [0.4, 0.1, 0, 0], (1, 0, "VO"): [0.8, 0.4, 0.2, 0.1], (1, None, "M"): [1, 0.5, 0.25, 0.1]}
 >>> p = {k: F(0) if k[2] == "QK" else F(1) if k[2] == "VO" else F(2) for k in spectra}
->>> opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p)
+>>> opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p, one_step=False)
 >>> res = theorem2_posthoc_bound(spec, spectra, 10**6, 0.05, readout_spectrum=1, options=opts)
 >>> round(float(res.log_inv_prior.mid()), 3), round(float(res.bound.mid()), 5)
 (48.513, 0.14647)
@@ -50,6 +50,14 @@ from certbound.ball import ball_to_json, float_upper, under_float_model, upper_f
 from certbound.bounds._arbutil import prec, Number, as_arb, exact_dyadic, upper_float
 from certbound.bounds._covering import _float_log_cover
 from certbound.bounds._dudley import dudley_partition
+from certbound.bounds._rademacher import (
+    _exact_cutoff,
+    _split_contributions,
+    certified_rademacher_minimum,
+    diameter_bound,
+    one_step_bound,
+    one_step_cutoff,
+)
 from certbound.bounds._grids import grid_round_up, p_grid, p_grid_m, two_sided_log_inv_prior
 from certbound.bounds._network_cover import (
     READOUT_KEY,
@@ -95,6 +103,9 @@ class BoundOptions:
     ``spectral_constraints`` key → ``c_j``, checked against the weights).
     ``trust_structural_rank``: accept ``rank ≤ d_head`` of the per-head
     products as an architectural fact when the enclosure does not certify it.
+    ``one_step``: also evaluate the one-step bound (Lemma C2); the reported
+    Rademacher term is the minimum of the floor ``B_ℒ/2``, the Dudley sum and
+    (if on) the one-step bound (theory-chaining §C3; free: a minimum of valid bounds).
     """
 
     cutoff: Optional[Number] = None
@@ -115,6 +126,7 @@ class BoundOptions:
     readout_grid_base: Number = 1
     readout_grid_steps: int = 16
     trust_structural_rank: bool = True
+    one_step: bool = True
 
 
 @dataclass
@@ -166,8 +178,10 @@ class MatrixReport:
 class BoundResult:
     """A certified generalization-gap bound and everything that went into it.
 
-    ``bound = 2·dudley + confidence_term``; ``confidence_term =
-    B_ℒ √((ln(2/δ) + log_inv_prior)/(2n))``. All Arb balls; upper endpoints
+    ``bound = 2·rademacher + confidence_term``; ``rademacher`` is the certified
+    minimum of the floor ``B_ℒ/2`` (Lemma C0), the one-step bound (Lemma C2) and
+    the Dudley sum ``dudley`` (Theorem R), ``proofs/theory-chaining.md`` §C3;
+    ``confidence_term = B_ℒ √((ln(2/δ) + log_inv_prior)/(2n))``. All Arb balls; upper endpoints
     are the certified values. ``vacuous`` is True when the bound is not
     provably below ``B_ℒ`` (the gap is trivially ≤ B_ℒ).
     """
@@ -190,6 +204,22 @@ class BoundResult:
     assumptions: dict
     elapsed_seconds: float = 0.0
 
+    #: The Rademacher term of the bound (``bound = 2·rademacher + confidence_term``): the certified
+    #: minimum of the estimates in ``rademacher_estimates`` (``proofs/theory-chaining.md`` §C3).
+    rademacher: Optional[arb] = None
+    #: Which estimate attained the minimum: ``"diameter"`` (Lemma C0, B_ℒ/2), ``"one-step"``
+    #: (Lemma C2) or ``"dudley"`` (Theorem R, the value in ``dudley``).
+    rademacher_method: str = "dudley"
+    rademacher_estimates: dict = field(default_factory=dict)
+    #: The scale α of the one-step estimate (exact), when it was evaluated.
+    one_step_cutoff: Optional[Fraction] = None
+
+    def __post_init__(self) -> None:
+        if self.rademacher is None:
+            self.rademacher = self.dudley
+        if not self.rademacher_estimates:
+            self.rademacher_estimates = {self.rademacher_method: self.rademacher}
+
     @property
     def vacuous(self) -> bool:
         """True unless ``bound < B_ℒ`` is proved."""
@@ -204,12 +234,14 @@ class BoundResult:
         by_type: dict = {}
         for m in self.matrices:
             by_type[m.type] = by_type.get(m.type, 0.0) + upper_float(m.contribution)
-        two_d = 2 * upper_float(self.dudley)
+        two_r = 2 * upper_float(self.rademacher)
         conf = upper_float(self.confidence_term)
         return {
-            "twice_dudley_upper": two_d,
+            "twice_rademacher_upper": two_r,
+            "rademacher_method": self.rademacher_method,
+            "twice_dudley_upper": 2 * upper_float(self.dudley),
             "confidence_term_upper": conf,
-            "dominant_term": "dudley" if two_d >= conf else "confidence",
+            "dominant_term": f"rademacher ({self.rademacher_method})" if two_r >= conf else "confidence",
             "dudley_share_by_type": by_type,
             "cutoff_is_top": self.cutoff == self.partition[-1],
         }
@@ -219,6 +251,10 @@ class BoundResult:
         return {
             "theorem": self.theorem,
             "bound": ball_to_json(self.bound),
+            "rademacher": ball_to_json(self.rademacher),
+            "rademacher_method": self.rademacher_method,
+            "rademacher_estimates": {k: ball_to_json(v) for k, v in self.rademacher_estimates.items()},
+            "one_step_cutoff": None if self.one_step_cutoff is None else ball_to_json(as_arb(self.one_step_cutoff)),
             "dudley": ball_to_json(self.dudley),
             "confidence_term": ball_to_json(self.confidence_term),
             "log_inv_prior": ball_to_json(self.log_inv_prior),
@@ -468,10 +504,83 @@ def _dudley_certified(
         return dud, part[0], part, totals, contrib
 
 
+@dataclass
+class _RademacherOutcome:
+    """The three certified estimates of ``R̂(𝒢(κ)|_S)`` and the reported minimum (theory-chaining §C3)."""
+
+    value: arb
+    method: str
+    estimates: dict
+    contributions: list
+    dudley: arb
+    cutoff: Fraction
+    partition: list
+    node_entropies: list
+    one_step_cutoff: Optional[Fraction]
+
+
+def _one_step_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: arb,
+                        options: BoundOptions) -> tuple[arb, Optional[Fraction], list]:
+    """Lemma C2 at a float-searched α, evaluated in Arb: (𝔒_n(α), α, per-matrix shares)."""
+    n = net.n_samples
+    w = alloc_weights(net.J)
+    quick = not options.thorough_search
+    blf, llf = upper_float(loss_bound), upper_float(loss_lip)
+
+    def entropy_float(alphas: np.ndarray) -> np.ndarray:
+        _, vals = net.choose_node_covers(list(np.asarray(alphas) / llf), w, allow_p0_tail=options.allow_p0_tail,
+                                         quick=quick)
+        return vals.sum(axis=0)
+
+    ratio = max(float(options.partition_ratio), 1.01)
+    a_f = one_step_cutoff(entropy_float, n, blf, ratio=ratio)
+    alpha = _exact_cutoff(a_f)
+    with prec():
+        choices, _ = net.choose_node_covers([float(alpha) / llf], w, allow_p0_tail=options.allow_p0_tail, quick=quick)
+        from certbound.bounds._network_cover import _check_weights
+
+        _check_weights(w, net.J)
+        total, parts = net.log_cover_network(as_arb(alpha) / loss_lip, [as_arb(x) for x in w], choices[0],
+                                             allow_p0_tail=options.allow_p0_tail, _weights_checked=True)
+        value = one_step_bound(alpha, total, n, loss_bound)
+        return value, alpha, _split_contributions(parts, total, n, loss_bound)
+
+
+def _rademacher_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: arb,
+                          options: BoundOptions) -> _RademacherOutcome:
+    """The reported Rademacher term: min{B_ℒ/2 (Lemma C0), 𝔇_n (Theorem R), 𝔒_n(α) (Lemma C2)} (§C3)."""
+    dud, cut, part, totals, contrib = _dudley_certified(net, loss_bound, loss_lip, options)
+    estimates = {"diameter": diameter_bound(loss_bound)}
+    shares = {"diameter": [arb(0)] * net.J, "dudley": contrib}
+    alpha = None
+    if options.one_step:
+        estimates["one-step"], alpha, shares["one-step"] = _one_step_certified(net, loss_bound, loss_lip, options)
+    estimates["dudley"] = dud
+    method, value = certified_rademacher_minimum(estimates)
+    return _RademacherOutcome(value, method, estimates, shares[method], dud, cut, part, totals, alpha)
+
+
 def _confidence(loss_bound: arb, delta: arb, log_inv_prior: arb, n: int) -> arb:
     """``B_ℒ √((ln(2/δ) + ln(1/π))/(2n))`` (McDiarmid, two-sided; Theorem 1/2)."""
     with prec():
         return loss_bound * (((2 / delta).log() + log_inv_prior) / (2 * arb(int(n)))).sqrt()
+
+
+_METHOD_TEXT = {
+    "diameter": "the floor B_L/2 (Lemma C0, theory-chaining §C)",
+    "one-step": "the one-step bound alpha + (B_L/2) sqrt(2 H_net(alpha/L_L)/n) (Lemma C2, theory-chaining §C2)",
+    "dudley": "the Dudley sum D_n (Lemma C / Theorem R, theory-chaining §R)",
+}
+
+
+def _rademacher_text(rad: _RademacherOutcome) -> str:
+    """The assumptions line naming the reported Rademacher estimate and the candidates' values."""
+    from certbound.ball import decimal_upper
+
+    cands = ", ".join(f"{k} {decimal_upper(v, 6)}" for k, v in rad.estimates.items())
+    extra = f", alpha = {float(rad.one_step_cutoff):.4g}" if rad.method == "one-step" and rad.one_step_cutoff else ""
+    return (f"minimum of valid sample-uniform bounds (no union-bound cost, theory-chaining §C3): "
+            f"{_METHOD_TEXT[rad.method]}{extra}; candidates: {cands}")
 
 
 def _check_common(n_samples: Any, delta: Any, loss_bound: Any, loss_lip: Any) -> tuple[arb, arb, arb]:
@@ -559,19 +668,22 @@ def theorem1_fixed_bound(
             if not bool(wn <= cw):
                 raise ValueError(f"readout: certified ‖w‖₂ ≤ {float_upper(wn):.6g} is not ≤ the readout norm "
                                  f"C_w = {float_upper(cw):.6g}")
-        dud, cut, part, totals, contrib = _dudley_certified(net, bl, ll, options)
+        rad = _rademacher_certified(net, bl, ll, options)
         lip = arb(0)
         conf = _confidence(bl, d, lip, int(n_samples))
-        bound = 2 * dud + conf
-        mats = _matrix_reports(net, contrib, {}, {})
+        bound = 2 * rad.value + conf
+        mats = _matrix_reports(net, rad.contributions, {}, {})
         assumptions = _base_assumptions(spec, bl, ll, cw)
         checked = "matrix weights checked against it" if spectra is not None else \
             "matrix weights NOT checked (no spectra given)"
         checked += "; readout norm checked" if readout_spectrum is not None else \
             "; readout norm ‖w‖ ≤ C_w NOT checked (no readout_spectrum given)"
         assumptions["configuration"] = f"fixed a priori (Theorem 1); {checked}"
-        return BoundResult("Theorem 1 (fixed constraints)", bound, dud, conf, lip, int(n_samples), float_upper(d), bl, ll,
-                           cut, part, totals, mats, assumptions, time.perf_counter() - t0)
+        assumptions["rademacher_estimate"] = _rademacher_text(rad)
+        return BoundResult("Theorem 1 (fixed constraints)", bound, rad.dudley, conf, lip, int(n_samples), float_upper(d),
+                           bl, ll, rad.cutoff, rad.partition, rad.node_entropies, mats, assumptions,
+                           time.perf_counter() - t0, rademacher=rad.value, rademacher_method=rad.method,
+                           rademacher_estimates=rad.estimates, one_step_cutoff=rad.one_step_cutoff)
 
 
 def _matrix_reports(net: NetworkConfiguration, contrib: list, certs: dict, levels: dict) -> list[MatrixReport]:
@@ -720,10 +832,10 @@ def theorem2_posthoc_bound(
         levels[READOUT_KEY] = (None, readout_level, readout_cost)
         certs[READOUT_KEY] = (None, readout_cert)
         net = NetworkConfiguration(spec, constraints, readout_norm=cw, n_samples=n)
-        dud, cut, part, totals, contrib = _dudley_certified(net, bl, ll, options)
+        rad = _rademacher_certified(net, bl, ll, options)
         conf = _confidence(bl, d, lip, n)
-        bound = 2 * dud + conf
-        mats = _matrix_reports(net, contrib, certs, levels)
+        bound = 2 * rad.value + conf
+        mats = _matrix_reports(net, rad.contributions, certs, levels)
         assumptions = _base_assumptions(spec, bl, ll, cw)
         assumptions.update(
             {
@@ -739,8 +851,11 @@ def theorem2_posthoc_bound(
                 "rank_bounds": sorted({specs_c[s.key].rank_source for s in slots}),
             }
         )
-        return BoundResult("Theorem 2 (post hoc)", bound, dud, conf, lip, n, float_upper(d), bl, ll, cut, part, totals,
-                           mats, assumptions, time.perf_counter() - t0)
+        assumptions["rademacher_estimate"] = _rademacher_text(rad)
+        return BoundResult("Theorem 2 (post hoc)", bound, rad.dudley, conf, lip, n, float_upper(d), bl, ll, rad.cutoff,
+                           rad.partition, rad.node_entropies, mats, assumptions, time.perf_counter() - t0,
+                           rademacher=rad.value, rademacher_method=rad.method, rademacher_estimates=rad.estimates,
+                           one_step_cutoff=rad.one_step_cutoff)
 
 
 def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c_costs, readout_cost) -> dict:
@@ -790,7 +905,7 @@ def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c
     blf = float_upper(bl)
     rootn = math.sqrt(n)
 
-    def evaluate(idx: list[int]) -> tuple[float, np.ndarray, float, int]:
+    def evaluate(idx: list[int]) -> tuple[float, np.ndarray, float, int, int]:
         H = extra.copy()
         pc = base_conf
         for t, c, i in zip(tables, costs, idx):
@@ -804,22 +919,35 @@ def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c
         dud = min(vals[ib], 4 * top)
         if 4 * top <= vals[ib]:
             ib = K
-        return 2 * dud + blf * math.sqrt(pc / (2 * n)), H, pc, ib
+        # the reported term is min{B_ℒ/2, 𝔇_n, one-step} (theory-chaining §C3); io: best one-step node
+        io = -1
+        if options.one_step:
+            ov = nodes + blf / 2 * np.sqrt(2 * np.maximum(H, 0) / n)
+            io = int(np.argmin(ov))
+            if ov[io] < dud:
+                dud, ib = float(ov[io]), K
+            else:
+                io = -1
+        if blf / 2 <= dud:
+            dud, ib, io = blf / 2, K, -1
+        return 2 * dud + blf * math.sqrt(pc / (2 * n)), H, pc, ib, io
 
     # initial: minimise each matrix's Riemann integral over the whole range
     idx = [int(np.argmin((t * de[None, :]).sum(axis=1) + 1e-12 * c)) for t, c in zip(tables, costs)]
-    best_val, H, pc, ib = evaluate(idx)
+    best_val, H, pc, ib, io = evaluate(idx)
     best_idx = list(idx)
     for _ in range(6):
         gk = np.zeros(K)
         if ib < K:
             gk[ib:] = 12 / rootn * de[ib:] / np.sqrt(np.maximum(H[ib:], 1e-300))
+        elif io >= 0:
+            gk[io] = blf / 2 * math.sqrt(2 / n) / (2 * math.sqrt(max(H[io], 1e-300)))
         gc = blf / (2 * math.sqrt(2 * n * pc))
         new = [int(np.argmin(t @ gk + gc * c)) for t, c in zip(tables, costs)]
         if new == idx:
             break
         idx = new
-        val, H, pc, ib = evaluate(idx)
+        val, H, pc, ib, io = evaluate(idx)
         if val < best_val:
             best_val, best_idx = val, list(idx)
     return {slot.key: cands[j][best_idx[j]] for j, slot in enumerate(slots)}

@@ -133,14 +133,14 @@ def test_enclosure_is_the_cli_bound_and_terms_add_up(tmp_path, reference):
     lo, hi, doc = reference
     q = "n=1000, delta=0.01"
     body = (claim("b", f"bound({q})", ">", "0")
-            + claim("sum", f"2*dudley({q}) + confidence_term({q}) - bound({q})", "≈", "0", 'tolerance = "1e-25"')
+            + claim("sum", f"2*rademacher({q}) + confidence_term({q}) - bound({q})", "≈", "0", 'tolerance = "1e-25"')
             # the confidence term's formula, re-derived: B_L sqrt((ln(2/δ) + ln(1/prior)) / (2n)), B_L = 4
             + claim("conf", f"confidence_term({q}) - 4*sqrt((log(2/0.01) + log_inv_prior({q})) / 2000)", "≈", "0",
                     'tolerance = "1e-25"'))
     vs = {v.claim.id: v for v in audit_claims(load_claims(claims_file(tmp_path, body)))}
     assert (lower_fraction(vs["b"].enclosure), upper_fraction(vs["b"].enclosure)) == (lo, hi)
     assert vs["sum"].status == "confirmed" and vs["conf"].status == "confirmed"
-    for field in ("dudley", "confidence_term", "log_inv_prior"):
+    for field in ("rademacher", "dudley", "confidence_term", "log_inv_prior"):
         v = audit_claims(load_claims(claims_file(tmp_path, claim(field, f"{field}({q})", ">=", "0"))))[0]
         assert (lower_fraction(v.enclosure), upper_fraction(v.enclosure)) == (
             exact_of(doc[field]["exact"]["lower"]), exact_of(doc[field]["exact"]["upper"])), field
@@ -184,7 +184,7 @@ def test_one_bound_per_model_and_options(tmp_path, monkeypatch, reference):
 
     monkeypatch.setattr(bound_q, "certified_bound", counting)
     body = (claim("a", "bound(n=1000, delta=0.01)", ">", "0")
-            + claim("b", 'bound(n="1e3", delta="0.01") - 2*dudley(n=10**3, delta=0.01)', ">", "0")
+            + claim("b", 'bound(n="1e3", delta="0.01") - 2*rademacher(n=10**3, delta=0.01)', ">", "0")
             # undecidable at any precision (the claimed value is the ball's own lower end): escalates
             # through every level, but the bound is computed once and does not move with the precision
             + claim("c", "bound(n=1000, delta=0.01)", "<=", dec(reference[0]))
@@ -224,7 +224,7 @@ def test_bad_options_are_errors_with_exit_2(tmp_path, capsys, quantity, message)
 def test_functions_listing_documents_the_bound_quantities(capsys):
     assert main(["audit", "--functions", "x"]) == 0
     out = capsys.readouterr().out
-    for name in ("bound", "dudley", "confidence_term", "log_inv_prior"):
+    for name in ("bound", "rademacher", "dudley", "confidence_term", "log_inv_prior"):
         assert f"\n  {name} " in out
     assert "loss_lipschitz" in out and "Theorem 2" in out
 

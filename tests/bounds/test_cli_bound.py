@@ -42,7 +42,9 @@ def test_bound_cli_json(tmp_path, capsys):
     assert len(d["matrices"]) == 2 * 2 + 2 + 1  # QK, VO per head, M_in, M_out, readout
     assert {m["type"] for m in d["matrices"]} == {"QK", "VO", "M_in", "M_out", "readout"}
     assert "NOT" in d["assumptions"]["network"]
-    assert float(d["bound"]["upper"]) >= float(d["dudley"]["upper"]) * 2
+    assert float(d["bound"]["upper"]) >= float(d["rademacher"]["upper"]) * 2
+    assert float(d["rademacher"]["upper"]) <= float(d["dudley"]["upper"])
+    assert d["rademacher_method"] in d["rademacher_estimates"]
     text = capsys.readouterr().out
     assert "Pi-surrogate" in text and "bound" in text
     assert r"\begin{tabular}" in tex.read_text()

@@ -113,10 +113,18 @@ def test_theorem2_json_shape():
             assert k in m
         assert set(m["schatten_radius"]) >= {"lower", "upper", "mid", "exact"}
     # bound = 2·dudley + confidence (as balls)
-    assert (2 * r.dudley + r.confidence_term).overlaps(r.bound)
-    # contributions sum to 𝔇 − 4α
+    assert (2 * r.rademacher + r.confidence_term).overlaps(r.bound)
+    assert r.rademacher_estimates[r.rademacher_method] is r.rademacher
+    assert all(float(r.rademacher.upper()) <= float(v.upper()) for v in r.rademacher_estimates.values())
+    # contributions sum to the entropy part of the reported estimate (𝔇 − 4α, or 𝔒 − α for the one-step bound)
     s = sum((m.contribution for m in r.matrices), arb(0))
-    assert s.overlaps(r.dudley - 4 * as_arb(r.cutoff)) or abs(float(s.mid()) - float((r.dudley - 4 * as_arb(r.cutoff)).mid())) < 1e-9
+    if r.rademacher_method == "dudley":
+        rest = r.dudley - 4 * as_arb(r.cutoff)
+    elif r.rademacher_method == "one-step":
+        rest = r.rademacher - as_arb(r.one_step_cutoff)
+    else:
+        rest = arb(0)
+    assert s.overlaps(rest) or abs(float(s.mid()) - float(rest.mid())) < 1e-9
 
 
 def test_theorem2_rejects_bad_input():

@@ -148,7 +148,8 @@ def test_network_cover_nodes():
 
 
 def test_theorem1_example():
-    opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False)
+    # the spec's numbers are the Dudley-only bound (2𝔇_n + confidence); the one-step estimate is checked below
+    opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, one_step=False)
     r = theorem1_fixed_bound(SPEC, KAPPA, 10**6, 0.05, readout_norm=1, options=opts)
     assert len(r.partition) == 209
     assert agrees(r.dudley, "0.070521")
@@ -156,6 +157,11 @@ def test_theorem1_example():
     assert agrees(r.bound, "0.14240")
     r2 = theorem1_fixed_bound(SPEC2, KAPPA, 10**6, 0.05, readout_norm=1, options=opts)
     assert agrees(r2.bound, "0.14784")
+    # with the one-step estimate (Lemma C2) the reported bound can only be smaller (a minimum, §C3)
+    r3 = theorem1_fixed_bound(SPEC, KAPPA, 10**6, 0.05, readout_norm=1,
+                              options=BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False))
+    assert float(r3.bound.upper()) <= float(r.bound.upper())
+    assert r3.dudley.overlaps(r.dudley)
 
 
 def test_theorem2_example_grid_levels_and_bound():
@@ -165,7 +171,7 @@ def test_theorem2_example_grid_levels_and_bound():
         assert k == q
         assert agrees(two_sided_log_inv_prior(k), cost)
     p = {k: F(0) if k[2] == "QK" else F(1) if k[2] == "VO" else F(2) for k in SPECTRA}
-    opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p)
+    opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p, one_step=False)
     r = theorem2_posthoc_bound(SPEC, SPECTRA, 10**6, 0.05, readout_spectrum=1, options=opts)
     assert r.assumptions["p_grid_m"] == 4
     assert agrees(r.log_inv_prior, "48.513")
