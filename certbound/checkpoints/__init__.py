@@ -24,7 +24,7 @@ from ._architectures import (
     supported_architectures,
 )
 from ._matrices import EXTRA_TYPES, MATRIX_TYPES, RAW_TYPES, TheoryMatrix, open_model, theory_matrices
-from ._packaged import PACKAGED_CHECKPOINTS, PackagedCheckpoint, find_packaged_checkpoint, sha256_of_file
+from ._packaged import PACKAGED_CHECKPOINTS, PackagedCheckpoint, SplitPackagedCheckpoint, find_packaged_checkpoint, sha256_of_file
 from ._safetensors import SafetensorsFile
 from ._sources import Checkpoint, iter_tensors, load_checkpoint, read_config
 
@@ -50,5 +50,6 @@ __all__ = [
     "find_packaged_checkpoint",
     "PACKAGED_CHECKPOINTS",
     "PackagedCheckpoint",
+    "SplitPackagedCheckpoint",
     "sha256_of_file",
 ]

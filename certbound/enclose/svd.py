@@ -48,6 +48,8 @@ from certbound.ball import (
     DEFAULT_PREC,
     arb_from_float,
     ball_to_json,
+    decimal_lower,
+    decimal_upper,
     float_lower,
     float_upper,
     trivial_nonnegative,
@@ -90,7 +92,7 @@ class RankBounds:
         return self.lower == self.upper
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class SingularValueEnclosure:
     """Certified enclosures of all singular values of one matrix.
 
@@ -123,6 +125,22 @@ class SingularValueEnclosure:
 
     def __len__(self) -> int:
         return len(self.sigma)
+
+    def __repr__(self) -> str:
+        """Short: shape, mode, σ₁'s certified interval and the rank (the full σ list is in ``sigma``/``to_json``).
+
+        >>> import numpy as np
+        >>> enclose_singular_values(np.diag([3.0, 1.0]))
+        SingularValueEnclosure(2x2, mode='fast', sigma_1 in [2.99999, 3.00001], rank 2, 2 values)
+        """
+        m, n = self.shape
+        # directed-rounding printers: the shown interval still contains σ₁
+        head = (f"sigma_1 in [{decimal_lower(self.sigma[0], 6)}, {decimal_upper(self.sigma[0], 6)}]"
+                if len(self.sigma) else "no values")
+        rank = str(self.rank.lower) if self.rank.exact else f"in [{self.rank.lower}, {self.rank.upper}]"
+        flag = "" if self.certified else ", NOT certified (trivial enclosure)"
+        return (f"SingularValueEnclosure({m}x{n}, mode={self.mode!r}, {head}, rank {rank}, "
+                f"{len(self.sigma)} values{flag})")
 
     def to_json(self, digits: int = 17) -> dict[str, Any]:
         """JSON form: shape, mode, rank and every σᵢ as a certified quantity."""
