@@ -464,17 +464,34 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
     """The certified-quantity JSON form used by every report.
 
     ``lower``/``upper`` are decimal strings rounded outward; ``mid`` is a float
-    for convenience (not certified); ``exact`` gives both endpoints exactly as
-    ``"m*2^e"`` (or ``"m"``) strings, ``"-inf"``/``"inf"`` when unbounded.
+    for convenience (not certified) that always satisfies ``lower ≤ mid ≤
+    upper`` for the printed strings: it is the float nearest the ball's
+    midpoint, which lies in the exact interval whenever any float does; for a
+    ball narrower than the float spacing that contains no float, the printed
+    ``lower``/``upper`` are widened to that neighbouring float (still valid
+    outward bounds). ``exact`` gives both endpoints exactly as ``"m*2^e"``
+    (or ``"m"``) strings, ``"-inf"``/``"inf"`` when unbounded.
 
     >>> ball_to_json(arb_from_float(0.25))["exact"]
     {'lower': '1*2^-2', 'upper': '1*2^-2'}
+    >>> d = ball_to_json(arb(1) / 3)   # no float lies within 1/3 ± 2^-53·ulp
+    >>> Fraction(d["lower"]) <= Fraction(d["mid"]) <= Fraction(d["upper"])
+    True
     """
     lo, hi = bounded_endpoints(x)  # both endpoints from one exact (mid, rad) read
     mid = float(x.mid()) if x.is_finite() else math.nan
+    plo, phi = lo, hi
+    if math.isfinite(mid):
+        # Nearest float to the midpoint: if it is outside [lo, hi], no float is inside
+        # (any inside would be nearer); widen the printed ends to it.
+        fm = Fraction(mid)
+        if plo is not None and fm < plo:
+            plo = fm
+        if phi is not None and fm > phi:
+            phi = fm
     return {
-        "lower": _decimal_lower_of(lo, digits),
-        "upper": _decimal_upper_of(hi, digits),
+        "lower": _decimal_lower_of(plo, digits),
+        "upper": _decimal_upper_of(phi, digits),
         "mid": mid if math.isfinite(mid) else None,
         "exact": {
             "lower": _dyadic_str(lo, "-inf"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import pytest
 from flint import arb
 from hypothesis import example, given, strategies as st
 
@@ -83,3 +84,34 @@ def test_float_endpoints_outward_across_the_range(q, k):
     assert math.isinf(lo) or Fraction(lo) <= lf
     assert math.isinf(hi) or uf <= Fraction(hi)
     assert not (math.isinf(lo) and lo > 0) and not (math.isinf(hi) and hi < 0)
+
+
+# Issue 12 item 13: ``mid`` lies inside the printed [lower, upper] for every ball, narrow ones included.
+def _narrow_balls():
+    from flint import arb
+
+    from certbound.ball import working_precision
+
+    out = []
+    with working_precision(300):
+        out += [arb(1) / 3, arb(2).sqrt(), -arb(10).log(), arb(7) / 10**20, arb(1) / 3 * arb(2) ** 1000]
+        out += [arb(2) ** -1100, -(arb(3) ** -700), arb(2) ** -1075 * 3, arb(1) + arb(2) ** -60]
+        out += [arb(0.1) + arb(2) ** -80 * k for k in range(-3, 4)]
+        out += [(arb(1) / 3).union(arb(1) / 3 + arb(2) ** -200)]
+    out += [arb(1.5), arb(0), arb(1, 1e-30), arb(2.0**-1074, 2.0**-1080)]
+    return out
+
+
+@pytest.mark.parametrize("x", _narrow_balls(), ids=str)
+def test_ball_to_json_mid_inside_printed_interval(x):
+    from fractions import Fraction
+
+    from certbound.ball import ball_to_json, lower_fraction, upper_fraction
+
+    d = ball_to_json(x)
+    mid, lo, hi = Fraction(d["mid"]), Fraction(d["lower"]), Fraction(d["upper"])
+    assert lo <= mid <= hi
+    # printed ends still enclose the exact ball, and differ from it by less than one float spacing
+    assert lo <= lower_fraction(x) and upper_fraction(x) <= hi
+    spacing = Fraction(abs(math.ulp(d["mid"]))) if d["mid"] != 0 else Fraction(2) ** -1074
+    assert hi - lo <= (upper_fraction(x) - lower_fraction(x)) + 2 * spacing + (abs(hi) + abs(lo)) / 10**15

@@ -31,6 +31,12 @@ def as_exact_float64_matrix(W: object, name: str = "W") -> np.ndarray:
     ...
     ValueError: W: matrix has 1 NaN/Inf entries (first at (0, 0)); certbound only certifies finite matrices
     """
+    if isinstance(W, np.ma.MaskedArray):
+        # np.asarray would silently certify the data hidden under the mask.
+        raise ValueError(
+            f"{name}: numpy.ma.MaskedArray input is refused (the masked entries would be certified as "
+            "they are stored); pass W.filled(value) or an explicit plain array"
+        )
     a = np.asarray(W)
     if a.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D matrix, got an array of shape {a.shape}")

@@ -16,7 +16,7 @@ nonzero), so ``rank_{𝔽_p}(M) ≤ rank_ℚ(W)``: a cheap certified lower bound
 from __future__ import annotations
 
 import numpy as np
-from flint import fmpz_mat, nmod_mat
+from flint import fmpz, fmpz_mat, nmod_mat
 
 from certbound.ball import under_float_model
 from certbound.enclose._input import as_exact_float64_matrix
@@ -60,7 +60,20 @@ def integer_matrix(W: np.ndarray) -> tuple[list[list[int]], int]:
 
 @under_float_model
 def rank_lower_bound_modp(W: np.ndarray, prime: int = _PRIMES[0]) -> int:
-    """A certified lower bound on rank_ℚ(W): the rank of ``M mod p``."""
+    """A certified lower bound on rank_ℚ(W): the rank of ``M mod p``.
+
+    ``prime`` must be a prime below 2⁶⁴ (FLINT's ``nmod_mat`` word-size
+    modulus; its rank routine assumes a field — a composite modulus can abort
+    the process), else ``ValueError``.
+
+    >>> rank_lower_bound_modp(np.eye(3), prime=7)
+    3
+    >>> rank_lower_bound_modp(np.eye(3), prime=9)
+    Traceback (most recent call last):
+    ...
+    ValueError: prime: 9 is not a prime (the mod-p rank needs a prime modulus 2 <= p < 2**64)
+    """
+    _check_prime(prime)
     W = as_exact_float64_matrix(W)
     m, n = W.shape
     if m == 0 or n == 0:
@@ -74,6 +87,16 @@ def rank_lower_bound_modp(W: np.ndarray, prime: int = _PRIMES[0]) -> int:
 
 
 @under_float_model
+def _check_prime(p: object) -> None:
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise ValueError(f"prime: expected an integer, got {p!r}")
+    p = int(p)
+    if not 2 <= p < 2**64:
+        raise ValueError(f"prime: {p} is out of range (the mod-p rank needs a prime modulus 2 <= p < 2**64)")
+    if not fmpz(p).is_prime():
+        raise ValueError(f"prime: {p} is not a prime (the mod-p rank needs a prime modulus 2 <= p < 2**64)")
+
+
 def exact_rank(W: np.ndarray) -> int:
     """The exact rank over ℚ of the stored matrix (fraction-free elimination).
 

@@ -422,4 +422,7 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     sigma, alpha, beta, e, used = res
     if exact_rank:
         sigma = list(sigma[:rank_upper]) + [arb(0)] * (k - rank_upper)
+        enc = _build(shape, sigma, used, alpha, beta, e, rank_upper)
+        # The exact rank is both bounds (σᵢ > 0 for i ≤ rank even where a lower end is 0).
+        return dataclasses.replace(enc, rank=RankBounds(rank_upper, rank_upper))
     return _build(shape, sigma, used, alpha, beta, e, rank_upper)

@@ -1,0 +1,124 @@
+"""Issue 12 items 7, 11, 12: masked input refused, the mod-p modulus validated, exact ranks propagated."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from certbound.enclose import (
+    RankBounds,
+    enclose_singular_values,
+    enclose_singular_values_of_product,
+    exact_rank,
+    norm_11,
+    norm_21,
+    rank_lower_bound_modp,
+    schatten_quantity,
+)
+from certbound.enclose.gram import enclose_singular_values_gram
+
+# -- item 7 ------------------------------------------------------------------------------------------------
+
+MASKED = np.ma.masked_array([[1.0, 5.0], [2.0, 3.0]], mask=[[False, True], [False, False]])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda W: enclose_singular_values(W),
+        lambda W: enclose_singular_values(W, mode="arb"),
+        lambda W: enclose_singular_values_gram(W),
+        lambda W: enclose_singular_values_of_product(W, np.eye(2)),
+        lambda W: enclose_singular_values_of_product(np.eye(2), W),
+        norm_21,
+        norm_11,
+        exact_rank,
+        rank_lower_bound_modp,
+    ],
+)
+def test_masked_array_is_refused(call):
+    with pytest.raises(ValueError, match="MaskedArray"):
+        call(MASKED)
+    # an explicit fill is a plain array and is certified
+    call(MASKED.filled(0.0))
+
+
+# -- item 11 -----------------------------------------------------------------------------------------------
+
+
+BAD_MODULI = [4, 6, 9, 15, 1, 0, -7, 2**64 + 13, 2**70, 1.5, True, "7"]
+
+
+def test_bad_modulus_is_a_clear_value_error_in_process():
+    # In a subprocess: before the fix, 4 and 6 abort the interpreter (FLINT abort, uncatchable).
+    script = textwrap.dedent(f"""
+        import numpy as np
+        from certbound.enclose import rank_lower_bound_modp
+        for p in {BAD_MODULI!r}:
+            try:
+                print("RETURNED", rank_lower_bound_modp(np.eye(3), prime=p), flush=True)
+            except ValueError as exc:
+                print("VALUE_ERROR", exc, flush=True)
+    """)
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    lines = res.stdout.splitlines()
+    assert res.returncode == 0, f"process died ({res.returncode}) after {lines}: {res.stderr[-500:]}"
+    assert len(lines) == len(BAD_MODULI)
+    for p, line in zip(BAD_MODULI, lines):
+        assert line.startswith("VALUE_ERROR") and "prime" in line, (p, line)
+
+
+@pytest.mark.parametrize("p", [2, 3, 7, 2**61 - 1, 2**64 - 59])
+def test_prime_moduli_still_work(p):
+    # M = [[1, 2], [3, 4]]: det −2, so rank 2 mod every odd prime and 1 mod 2 (independent: integer minors).
+    W = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert rank_lower_bound_modp(W, prime=p) == (1 if p == 2 else 2)
+
+
+# -- item 12 -----------------------------------------------------------------------------------------------
+
+
+def _fraction_rank(W) -> int:
+    """Rank over ℚ by Gaussian elimination in Fractions (independent reference)."""
+    M = [[Fraction(float(x)) for x in row] for row in W]
+    rank, cols = 0, len(M[0]) if M else 0
+    for c in range(cols):
+        piv = next((r for r in range(rank, len(M)) if M[r][c] != 0), None)
+        if piv is None:
+            continue
+        M[rank], M[piv] = M[piv], M[rank]
+        for r in range(len(M)):
+            if r != rank and M[r][c] != 0:
+                f = M[r][c] / M[rank][c]
+                M[r] = [a - f * b for a, b in zip(M[r], M[rank])]
+        rank += 1
+    return rank
+
+
+CASES = [
+    np.array([[1.0, 1.0], [1.0, 1.0 + 2.0**-52]]),  # σ_min ≈ 1.1e-16: below fast mode's resolution
+    np.array([[1.0, 1.0, 1.0], [1.0, 1.0 + 2.0**-52, 1.0], [2.0, 2.0, 2.0]]),  # rank 2, σ₂ tiny, σ₃ = 0
+    np.outer([1.0, 3.0, 2.0**-30], [1.0, 2.0 + 2.0**-50, 5.0]) + np.diag([0.0, 0.0, 2.0**-60]),
+]
+
+
+@pytest.mark.parametrize("W", CASES)
+@pytest.mark.parametrize("mode", ["fast", "tight", "arb", "gram"])
+def test_exact_rank_is_both_rank_bounds(W, mode):
+    r = _fraction_rank(W)
+    enc = enclose_singular_values(W, mode=mode, exact_rank=True)
+    assert enc.rank == RankBounds(r, r)
+    s0 = schatten_quantity(enc, 0)
+    assert s0.is_exact() and s0 == r
+    assert all(float(u) == 0.0 for u in enc.upper[r:])
+
+
+def test_the_issue_case_had_a_gap_without_exact_rank():
+    # Sanity: the certificate alone cannot see σ₂ > 0 here, so propagation is what makes rank exact.
+    W = CASES[0]
+    assert enclose_singular_values(W).rank.lower < _fraction_rank(W) == 2
