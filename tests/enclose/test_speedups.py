@@ -137,8 +137,18 @@ def test_norms_and_schatten_same_balls_and_contain_reference():
 def test_ball_to_json_endpoints(x):
     with working_precision(128):
         j = ball_to_json(x)
-    assert j["lower"] == decimal_lower(x) and j["upper"] == decimal_upper(x)
     lo, hi = lower_fraction(x), upper_fraction(x)
+    # The printed ends are the outward decimals of the exact ends, widened to ``mid`` when no float lies
+    # inside the ball (issue 12 item 13: lower <= mid <= upper always).
+    mid = None if j["mid"] is None else Fraction(j["mid"])
+    if mid is None or lo is None or lo <= mid:
+        assert j["lower"] == decimal_lower(x)
+    else:
+        assert j["lower"] == decimal_lower(arb(j["mid"]))
+    if mid is None or hi is None or mid <= hi:
+        assert j["upper"] == decimal_upper(x)
+    else:
+        assert j["upper"] == decimal_upper(arb(j["mid"]))
     if lo is not None:
         assert Fraction(j["lower"]) <= lo
         m, _, e = j["exact"]["lower"].partition("*2^")
