@@ -17,6 +17,16 @@ data satisfy assumption (A1) of ``/work/shared/theory/explicit-bound.md``):
 All randomness comes from the raw 64-bit stream of ``numpy.random.PCG64``
 (``random_raw``), whose output is fixed by the seed across numpy versions
 (unlike ``Generator`` methods), so the data sets are the same everywhere.
+Example i of a stream uses the words T·i … T·i + T − 1 of that stream
+(T − 1 symbol bits and one label-noise word), so any slice of a data set can
+be regenerated on its own (``PCG64.advance``): training streams minibatches
+and ``certbound demo`` recomputes R̂ over n = 10⁶ samples in chunks, neither
+ever holding the whole set.
+
+The input space has 2^(T−1) elements (the [CLS] row is fixed); with the
+default T = 41 that is 2⁴⁰ ≈ 1.1·10¹², far more than any training set used
+here, so a bound that counts the inputs (:meth:`SparseMajorityTask.input_counting_bound`)
+is vacuous.
 
 Examples
 --------
@@ -29,6 +39,8 @@ True
 >>> sorted(set(y.tolist())) <= [-1.0, 1.0]
 True
 >>> np.array_equal(task.sample(5, stream=1)[0], X)   # deterministic
+True
+>>> np.array_equal(task.sample(3, stream=1, start=2)[0], X[2:])   # any slice on its own
 True
 """
 
@@ -43,14 +55,23 @@ import numpy as np
 __all__ = ["SparseMajorityTask", "raw_uniform_bits"]
 
 
-def raw_uniform_bits(seed: int, stream: int, count: int) -> np.ndarray:
-    """``count`` raw uint64 words of PCG64 seeded by (seed, stream); stable across numpy versions.
+def raw_uniform_bits(seed: int, stream: int, count: int, start: int = 0) -> np.ndarray:
+    """Words ``start … start + count − 1`` of the raw uint64 PCG64 stream seeded by (seed, stream).
+
+    Stable across numpy versions; ``start`` jumps ahead with ``PCG64.advance``
+    (O(log start)), so a slice equals the same slice of one long draw.
 
     >>> raw_uniform_bits(0, 0, 2).dtype
     dtype('uint64')
+    >>> bool(np.array_equal(raw_uniform_bits(0, 3, 4, start=6), raw_uniform_bits(0, 3, 10)[6:]))
+    True
     """
-    seq = np.random.SeedSequence([int(seed), int(stream)])
-    return np.random.PCG64(seq).random_raw(int(count)).astype(np.uint64)
+    if count < 0 or start < 0:
+        raise ValueError(f"count and start must be ≥ 0, got count={count}, start={start}")
+    gen = np.random.PCG64(np.random.SeedSequence([int(seed), int(stream)]))
+    if start:
+        gen.advance(int(start))
+    return gen.random_raw(int(count)).astype(np.uint64)
 
 
 @dataclass(frozen=True)
@@ -69,7 +90,7 @@ class SparseMajorityTask:
         Fixes the hidden positions; data sets use (seed, stream).
     """
 
-    seq_len: int = 14
+    seq_len: int = 41
     n_relevant: int = 3
     label_noise: float = 0.05
     seed: int = 0
@@ -118,18 +139,80 @@ class SparseMajorityTask:
         ones = np.asarray(symbols)[:, idx].sum(axis=1)
         return np.where(2 * ones > self.n_relevant, 1.0, -1.0)
 
-    def sample(self, n: int, stream: int) -> tuple[np.ndarray, np.ndarray]:
-        """n i.i.d. examples (X, y) from stream ``stream`` (streams ≥ 1; 0 fixes the positions)."""
+    def symbols_and_labels(self, n: int, stream: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Examples ``start … start + n − 1`` of stream ``stream`` as (symbols (n, T−1) int8, labels (n,)).
+
+        The compact form (T−1 bytes per example); :meth:`embed` turns symbols into inputs.
+        """
         if stream < 1:
             raise ValueError("data streams start at 1 (stream 0 chooses the hidden positions)")
+        if n < 0 or start < 0:
+            raise ValueError(f"n and start must be ≥ 0, got n={n}, start={start}")
         t1 = self.seq_len - 1
-        bits = raw_uniform_bits(self.seed, stream, n * (t1 + 1)).reshape(n, t1 + 1)
-        symbols = (bits[:, :t1] >> np.uint64(63)).astype(np.int64)
+        bits = raw_uniform_bits(self.seed, stream, n * (t1 + 1), start=start * (t1 + 1)).reshape(n, t1 + 1)
+        symbols = (bits[:, :t1] >> np.uint64(63)).astype(np.int8)
         # Flip with probability label_noise: compare the top 53 bits with the threshold.
         u = (bits[:, t1] >> np.uint64(11)).astype(np.float64) * 2.0**-53
         y = self.label(symbols)
         y = np.where(u < self.label_noise, -y, y)
+        return symbols, y
+
+    def sample(self, n: int, stream: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Examples ``start … start + n − 1`` of stream ``stream`` (streams ≥ 1; 0 fixes the positions).
+
+        Returns (X (n, T, N) float64 inputs with unit rows, y (n,) in {−1, +1}).
+        """
+        symbols, y = self.symbols_and_labels(n, stream, start)
         return self.embed(symbols), y
+
+    def batches(self, n: int, stream: int, batch_size: int):
+        """Yield ``(start, X, y)`` covering examples 0 … n − 1 of a stream, ``batch_size`` at a time.
+
+        >>> task = SparseMajorityTask(seq_len=5, seed=0)
+        >>> [(s, len(y)) for s, _, y in task.batches(5, 1, 2)]
+        [(0, 2), (2, 2), (4, 1)]
+        """
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
+        for start in range(0, n, batch_size):
+            X, y = self.sample(min(batch_size, n - start), stream, start)
+            yield start, X, y
+
+    @property
+    def input_space_size(self) -> int:
+        """|𝒳| = 2^(T−1): the number of distinct inputs (the [CLS] row is fixed)."""
+        return 2 ** (self.seq_len - 1)
+
+    def input_counting_bound(self, n: int, delta: Any) -> Any:
+        """The trivial bound that counts the input space: √((|𝒳| ln 2 + ln(1/δ)) / (2n)) as an Arb ball.
+
+        With probability ≥ 1 − δ, *every* classifier h: 𝒳 → {−1, +1} satisfies
+        P(h errs) ≤ R̂₀₁(h) + this (Hoeffding for each of the 2^|𝒳| classifiers
+        and a union bound; ``proofs/demo-task.md`` §1). It needs no
+        property of the network, so a certificate is informative only where it
+        beats this number; at |𝒳| ≫ n it exceeds 1.
+
+        >>> from fractions import Fraction
+        >>> b = SparseMajorityTask(seq_len=41).input_counting_bound(10**6, Fraction(1, 100))
+        >>> float(b.mid()) > 100
+        True
+        """
+        from fractions import Fraction
+
+        from flint import arb, ctx
+
+        if not (isinstance(n, (int, np.integer)) and n >= 1):
+            raise ValueError(f"n must be a positive integer, got {n!r}")
+        q = Fraction(delta)
+        if not 0 < q < 1:
+            raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        old = ctx.prec
+        ctx.prec = 128
+        try:
+            d = arb(q.numerator) / q.denominator
+            return ((arb(self.input_space_size) * arb(2).log() - d.log()) / (2 * arb(int(n)))).sqrt()
+        finally:
+            ctx.prec = old
 
     def bayes_risk_01(self) -> float:
         """The 0-1 Bayes risk (= label_noise)."""

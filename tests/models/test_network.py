@@ -67,6 +67,8 @@ def test_forward_equals_reference_and_rows_in_unit_ball(cfg, seed, scale):
     out, rec = net.forward(X, return_intermediates=True)
     ref = np.array([_reference_forward(net, x) for x in X])
     np.testing.assert_allclose(out, ref, rtol=1e-11, atol=1e-12)
+    # the fast path (row 0 only in the last block) computes the same function
+    np.testing.assert_allclose(net.forward(X), ref, rtol=1e-11, atol=1e-12)
     # Every Π output (input projection, after attention, after the FFN) has rows of norm ≤ 1.
     assert len(rec.projected) == 1 + 2 * cfg.n_layers
     for Z in rec.projected:

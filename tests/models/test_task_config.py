@@ -56,6 +56,36 @@ def test_raw_stream_is_pinned():
     assert int(w) == int(ref)
 
 
+@pytest.mark.parametrize("start,count", [(0, 7), (3, 5), (9, 1), (10, 0)])
+def test_any_slice_of_a_stream_regenerates_on_its_own(start, count):
+    task = SparseMajorityTask(seq_len=9, n_relevant=3, label_noise=0.3, seed=5)
+    X, y = task.sample(10, stream=2)
+    Xs, ys = task.sample(count, stream=2, start=start)
+    assert np.array_equal(Xs, X[start:start + count]) and np.array_equal(ys, y[start:start + count])
+    chunks = list(task.batches(10, 2, 3))
+    assert [s for s, _, _ in chunks] == [0, 3, 6, 9]
+    assert np.array_equal(np.concatenate([c[2] for c in chunks]), y)
+
+
+def test_input_counting_bound_against_mpmath():
+    import mpmath
+    from fractions import Fraction
+
+    task = SparseMajorityTask(seq_len=21, seed=0)
+    assert task.input_space_size == 2**20
+    for n in (10**3, 10**6, 10**9):
+        b = task.input_counting_bound(n, Fraction(1, 100))
+        with mpmath.workprec(200):
+            ref = mpmath.sqrt((mpmath.mpf(2) ** 20 * mpmath.log(2) + mpmath.log(100)) / (2 * n))
+        assert b.lower() <= mpmath.mpf(b.mid().str(30, radius=False)) and abs(float(b.mid()) - float(ref)) < 1e-12
+        assert b.upper() >= b.lower()
+        assert float(b.upper()) >= float(ref) * (1 - 1e-15)
+    # the default task's input space (2^40) makes it vacuous at n = 10^6
+    assert float(SparseMajorityTask().input_counting_bound(10**6, Fraction(1, 100)).lower()) > 1
+    with pytest.raises(ValueError):
+        task.input_counting_bound(0, Fraction(1, 100))
+
+
 def test_task_validation_and_json():
     with pytest.raises(ValueError):
         SparseMajorityTask(n_relevant=2)
