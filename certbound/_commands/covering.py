@@ -30,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rho", default="1", metavar="R", help="bound on the row norms (input radius, default 1)")
     parser.add_argument("--p", metavar="P,P,...", help="Schatten indices in [0, 2] (default: the grid with --p-grid-m)")
     parser.add_argument("--p-grid-m", type=int, default=8, metavar="M", help="grid {0, 1/m, ..., 2} (default m = 8)")
-    parser.add_argument("--rank", type=int, metavar="R", help="architectural rank bound (default: certified rank)")
+    parser.add_argument("--rank", type=int, metavar="R",
+                        help="rank bound of the class (default: the certified rank upper bound); a value below it is "
+                             "accepted only if the exact rank of W over Q (FLINT) is <= R")
     parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
 
@@ -62,13 +64,23 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
     if not np.all(np.isfinite(W)):
         raise ValueError(f"{name}: the matrix contains NaN or Inf")
     a, b = W.shape
+    if rank is not None and not 1 <= rank <= min(a, b):
+        raise ValueError(f"--rank must lie in [1, min(a, b)] = [1, {min(a, b)}]")
     enc = enclose_singular_values(W.astype(np.float64), mode=mode)
     if not enc.certified:
         raise ValueError(f"{name}: the singular-value certificate failed")
+    rank_source = None
+    if rank is not None and rank < enc.rank.upper:
+        # The class {rank <= R} must provably contain W: certify rank(W) <= R exactly (FLINT), never on trust.
+        enc = enclose_singular_values(W.astype(np.float64), mode=mode, exact_rank=True)
+        if enc.rank.upper > rank:
+            raise ValueError(f"--rank {rank}: the stored {name} has rank {enc.rank.upper} (exact, over Q), so the "
+                             f"class rank <= {rank} does not contain it")
+        rank_source = f"given (--rank), certified: exact rank {enc.rank.upper}"
+    elif rank is not None:
+        rank_source = f"given (--rank), certified by the enclosure (rank <= {enc.rank.upper})"
     r_arch = rank if rank is not None else max(int(enc.rank.upper), 1)
-    if not 1 <= r_arch <= min(a, b):
-        raise ValueError(f"--rank must lie in [1, min(a, b)] = [1, {min(a, b)}]")
-    cs = certified_spectrum(enc, r_arch, name=name, trust_structural_rank=rank is not None)
+    cs = certified_spectrum(enc, r_arch, name=name)
     with working_precision(DEFAULT_PREC):
         c = cs.sigma1
         if not bool(c > 0):
@@ -87,7 +99,9 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
             est, choice = choose_cover(cls, float_lower(e / r))
             val = log_cover_linear_map(cls, e, choice, rho=r)
             results.append({"p": str(p), "schatten_radius": ball_to_json(s), "log_covering_number": ball_to_json(val),
-                             "choice": choice.describe(), "_val": val})
+                             "choice": choice.describe(), "_val": val,
+                             # table cells: directed-rounding printer, 6 digits (fits the 14-wide column)
+                             "_cells": (decimal_upper(s, _TABLE_DIGITS), decimal_upper(val, _TABLE_DIGITS))})
         from certbound.bounds._arbutil import upper_float
 
         best = min(results, key=lambda d: upper_float(d["_val"]))
@@ -99,18 +113,24 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
             "rows": int(rows),
             "rho": str(rho),
             "rank_bound": r_arch,
-            "rank_source": cs.rank_source if rank is None else "given (--rank)",
+            "rank_source": cs.rank_source if rank_source is None else rank_source,
             "spectral_radius": ball_to_json(c),
             "parameter_counting": ball_to_json(counting),
-            "results": [{k: v for k, v in d.items() if k != "_val"} for d in results],
+            "results": [{k: v for k, v in d.items() if not k.startswith("_")} for d in results],
             "best": {"p": best["p"], "log_covering_number": best["log_covering_number"]},
             "statement": (f"ln N(class, eps, d_U) <= log_covering_number for the class {{rank <= {r_arch}, "
                           f"||.||_2 <= spectral_radius, S_p <= schatten_radius}} of {a}x{b} matrices (which "
                           f"contains the stored W, certified), d_U = max over any {int(rows)} rows u with "
                           f"||u|| <= rho of ||u(W - W')||_2 (proofs/theory-covering.md, Lemma A)"),
         }
-        out["_best_text"] = decimal_upper(best["_val"], 6)
+        out["_best_text"] = decimal_upper(best["_val"], _TABLE_DIGITS)
+        out["_cells"] = [d["_cells"] for d in results]
+        out["_counting_text"] = decimal_upper(counting, _TABLE_DIGITS)
     return out
+
+
+#: Significant digits of the table's upper ends: "-1.23457e-300" is 13 characters, inside the 14-wide columns.
+_TABLE_DIGITS = 6
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,15 +165,16 @@ def run(args: argparse.Namespace) -> int:
     rep = covering_report(W, eps=eps, rows=rows, rho=rho, ps=ps, p_grid_m=args.p_grid_m, rank=args.rank,
                           mode=args.spectrum_mode, name=args.matrix)
     best_text = rep.pop("_best_text")
+    cells = rep.pop("_cells")
+    counting_text = rep.pop("_counting_text")
     if args.json:
         atomic_write_text(args.json, json_text(rep))
     print(f"certbound covering — Lemma A for {args.matrix} ({rep['shape'][0]}x{rep['shape'][1]}), "
           f"eps = {args.eps}, rows = {rows}, rho = {args.rho}")
     print(f"class: rank <= {rep['rank_bound']} ({rep['rank_source']}), ||W||_2 <= {rep['spectral_radius']['upper']}")
     print(f"{'p':>6} {'S_p radius':>14} {'ln N <=':>14}  choice")
-    for d in rep["results"]:
-        print(f"{d['p']:>6} {d['schatten_radius']['upper'][:12]:>14} {d['log_covering_number']['upper'][:12]:>14}  "
-              f"{d['choice']}")
-    print(f"best: p = {rep['best']['p']}, ln N <= {best_text}  (parameter counting: "
-          f"{rep['parameter_counting']['upper'][:12]})")
+    # Every number printed is an upward-rounded decimal of the certified ball, never a cut string.
+    for d, (s_text, n_text) in zip(rep["results"], cells):
+        print(f"{d['p']:>6} {s_text:>14} {n_text:>14}  {d['choice']}")
+    print(f"best: p = {rep['best']['p']}, ln N <= {best_text}  (parameter counting: {counting_text})")
     return 0

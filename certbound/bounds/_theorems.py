@@ -101,8 +101,10 @@ class BoundOptions:
     grid ``c₀ 2^{q/ν₂}``, ``spectral_grid_base``, ``spectral_grid_steps``; readout grid
     ``readout_grid_base``, ``readout_grid_steps``) or ``"fixed"`` (mode (i):
     ``spectral_constraints`` key → ``c_j``, checked against the weights).
-    ``trust_structural_rank``: accept ``rank ≤ d_head`` of the per-head
-    products as an architectural fact when the enclosure does not certify it.
+    ``trust_structural_rank``: removed (issue 12): the rank bound ``r̄_j`` must
+    be certified by the enclosure itself (the product path certifies
+    ``rank ≤ d_h``; a dense matrix's rank by ``exact_rank=True``). Kept as a
+    field so old code gets a clear error: ``True`` raises ``ValueError``.
     ``one_step``: also evaluate the one-step bound (Lemma C2); the reported
     Rademacher term is the minimum of the floor ``B_ℒ/2``, the Dudley sum and
     (if on) the one-step bound (theory-chaining §C3; free: a minimum of valid bounds).
@@ -125,7 +127,16 @@ class BoundOptions:
     spectral_grid_steps: int = 16
     readout_grid_base: Number = 1
     readout_grid_steps: int = 16
-    trust_structural_rank: bool = True
+    trust_structural_rank: bool = False
+
+    def __post_init__(self) -> None:
+        if self.trust_structural_rank:
+            raise ValueError(
+                "BoundOptions(trust_structural_rank=True) is no longer accepted: a rank bound taken on trust is "
+                "not certified. Certify rank <= d_h with the product enclosure "
+                "(enclose_singular_values_of_product) or a dense matrix's rank with "
+                "enclose_singular_values(W, exact_rank=True)"
+            )
     one_step: bool = True
 
 
@@ -317,12 +328,20 @@ class CertifiedSpectrum:
         return np.exp(np.asarray(ps)[:, None] * lu[None, :]).sum(axis=1)
 
 
-def certified_spectrum(obj: Any, rank_arch: int, *, name: str = "matrix", trust_structural_rank: bool = True) -> CertifiedSpectrum:
+def certified_spectrum(obj: Any, rank_arch: int, *, name: str = "matrix") -> CertifiedSpectrum:
     """Normalise a spectrum input: a ``SingularValueEnclosure`` (``.sigma``, ``.rank``) or a sequence of numbers.
 
-    Raises ``ValueError`` if the enclosure is not certified, or if its certified
-    rank lower bound exceeds the architectural bound (the weights contradict
-    the architecture).
+    The rank bound ``r̄`` = ``rank_arch`` enters the theorems as a constraint the
+    weights must satisfy, so it must be *certified* for this matrix: by the
+    enclosure's rank upper bound (the product path proves ``rank ≤ d_h`` for a
+    never-formed ``A Bᵀ``; ``enclose_singular_values(W, exact_rank=True)``
+    gives a dense matrix's exact rank), or by upper ends that are exactly 0
+    (those σᵢ are 0). It is never taken on trust from the architecture: a
+    per-head product *formed* in floating point has full rank in general.
+
+    Raises ``ValueError`` if the enclosure is not certified, if its certified
+    rank lower bound exceeds ``rank_arch`` (the weights contradict the
+    architecture), or if ``rank ≤ rank_arch`` is not certified.
     """
     rank_upper: Optional[int] = None
     rank_lower = 0
@@ -358,17 +377,21 @@ def certified_spectrum(obj: Any, rank_arch: int, *, name: str = "matrix", trust_
         # rank is at most the count of the others (exact inputs: equal to it)
         rank_upper = nonzero
         rank_lower = nonzero if exact_input else 0
+    elif nonzero < rank_upper:
+        # σᵢ with upper end 0 are exactly 0: a certified rank bound too
+        rank_upper = nonzero
+        source = "certified enclosure (sigma_i = 0 proved for the rest)"
     if rank_lower > rank_arch:
         raise ValueError(
             f"{name}: certified rank ≥ {rank_lower} exceeds the architectural rank bound {rank_arch}"
         )
     if rank_upper > rank_arch:
-        if not trust_structural_rank:
-            raise ValueError(
-                f"{name}: rank ≤ {rank_arch} is not certified by the enclosure (rank upper bound {rank_upper}); "
-                "use the factored product enclosure or trust_structural_rank=True"
-            )
-        source = f"structural (architecture: rank ≤ {rank_arch})"
+        raise ValueError(
+            f"{name}: rank ≤ {rank_arch} is not certified by the enclosure (certified rank upper bound "
+            f"{rank_upper}); a product formed in floating point has full rank in general. Certify the "
+            "never-formed product (enclose_singular_values_of_product) or the stored matrix's exact rank "
+            "(enclose_singular_values(W, exact_rank=True))"
+        )
     r = min(rank_upper, rank_arch)
     # Sorted upper ends bound the sorted singular values (σ_(i) ≤ i-th largest upper end).
     kept_f = upf[:r]
@@ -654,8 +677,7 @@ def theorem1_fixed_bound(
         net = NetworkConfiguration(spec, constraints, readout_norm=cw, n_samples=int(n_samples))
         if spectra is not None:
             for slot, cls in zip(net.slots, net.classes):
-                cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key),
-                                        trust_structural_rank=options.trust_structural_rank)
+                cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key))
                 if not bool(cs.sigma1 <= cls.c):
                     raise ValueError(f"{slot.key}: certified sigma_1 ≤ {float_upper(cs.sigma1):.6g} is not ≤ the "
                                      f"constraint c = {float_upper(cls.c):.6g}")
@@ -764,8 +786,7 @@ def theorem2_posthoc_bound(
         c_levels: dict = {}
         c_costs: dict = {}
         for slot in slots:
-            cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key),
-                                    trust_structural_rank=options.trust_structural_rank)
+            cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key))
             specs_c[slot.key] = cs
             if options.spectral_mode == "posthoc":
                 q, cval = grid_round_up(cs.sigma1, options.spectral_grid_base, options.spectral_grid_steps)
