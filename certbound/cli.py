@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from types import ModuleType
 
+from certbound._optional import MissingDependencyError
 from certbound.ball import FloatEnvironmentError
+from certbound.report.writers import check_output_path
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "check_file_options", "INPUT_FILE_OPTIONS", "OUTPUT_FILE_OPTIONS"]
 
 
 def _command_modules() -> list[ModuleType]:
@@ -46,6 +49,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options naming files a command reads / writes (argparse ``dest`` → flag), checked
+#: before any work so that a typo costs no computation and leaves no file behind.
+INPUT_FILE_OPTIONS = {"config": "--config", "mapping": "--mapping", "constraints": "--constraints",
+                      "spectra": "--spectra"}
+OUTPUT_FILE_OPTIONS = {"json": "--json", "json_path": "--json", "csv": "--csv", "csv_path": "--csv",
+                       "latex": "--latex", "latex_path": "--latex", "markdown": "--markdown"}
+
+
+def check_file_options(args: argparse.Namespace) -> None:
+    """Refuse missing input files and unwritable output paths, naming the option."""
+    for dest, flag in INPUT_FILE_OPTIONS.items():
+        path = getattr(args, dest, None)
+        if isinstance(path, str) and path:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"{flag}: {path!r}: no such file")
+            if os.path.isdir(path):
+                raise IsADirectoryError(f"{flag}: {path!r} is a directory, not a file")
+    outputs = {}
+    for dest, flag in OUTPUT_FILE_OPTIONS.items():
+        path = getattr(args, dest, None)
+        if isinstance(path, str) and path:
+            check_output_path(path, flag)
+            if path != "-" and os.path.abspath(path) in outputs:
+                raise ValueError(f"{flag} and {outputs[os.path.abspath(path)]} name the same file {path!r}")
+            outputs[os.path.abspath(path)] = flag
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the process exit code."""
     parser = build_parser()
@@ -54,13 +84,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        check_file_options(args)
         return int(args._run(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (``certbound … | head``): stop quietly, as `yes | head` does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print("certbound: interrupted", file=sys.stderr)
         return 130
-    except (OSError, ValueError, FloatEnvironmentError) as exc:
-        # Input problems (missing file, corrupt tensor, bad option) and a
-        # floating-point environment the certificates do not cover end the run
+    except (OSError, ValueError, FloatEnvironmentError, MissingDependencyError) as exc:
+        # Input problems (missing file, corrupt tensor, bad option), a missing
+        # optional dependency and a floating-point environment the certificates do not cover end the run
         # cleanly with the reason; output files are written atomically elsewhere.
         print(f"certbound {args.command}: error: {exc}", file=sys.stderr)
         return 2

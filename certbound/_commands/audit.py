@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from certbound.report.writers import write_all
+
 NAME = "audit"
 HELP = "check numerical claims (TOML claims file) with certified verdicts: confirmed / refuted / undecided"
 
@@ -26,15 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="do not print the table")
     parser.add_argument("--functions", action="store_true",
                         help="list the functions and quantities allowed in expressions, then exit")
-
-
-def _write(path: str, text: str) -> None:
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    from certbound.report.writers import atomic_write_text
-
-    atomic_write_text(path, text)
 
 
 def _list_functions() -> str:
@@ -68,10 +61,15 @@ def run(args: argparse.Namespace) -> int:
     finally:
         cf.close()
     settings = {"max_prec": args.max_prec, "max_mode": args.max_mode}
+    texts = []
     if args.json:
-        _write(args.json, json.dumps(report_json(cf, verdicts, settings), indent=2, ensure_ascii=False) + "\n")
+        texts.append((args.json, json.dumps(report_json(cf, verdicts, settings), indent=2, ensure_ascii=False) + "\n"))
     if args.markdown:
-        _write(args.markdown, report_markdown(cf, verdicts))
+        texts.append((args.markdown, report_markdown(cf, verdicts)))
+    write_all([(p, t) for p, t in texts if p != "-"])  # every file or none
+    for p, t in texts:
+        if p == "-":
+            sys.stdout.write(t)
     if not args.quiet and args.json != "-" and args.markdown != "-":
         sys.stdout.write(report_table(verdicts))
     code = exit_code(verdicts)

@@ -28,7 +28,7 @@ from typing import Any
 
 from certbound.ball import decimal_upper
 from certbound.pipeline import BoundSettings, certified_bound, parse_count, parse_number
-from certbound.report.writers import atomic_write_text, json_text
+from certbound.report.writers import json_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_result", "result_latex", "settings_from_args"]
 
@@ -164,12 +164,6 @@ def result_latex(res: Any, *, model: str, digits: int = 5) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    for opt in ("json", "latex"):
-        p = getattr(args, opt)
-        if p:
-            d = os.path.dirname(os.path.abspath(p))
-            if not os.path.isdir(d):
-                raise OSError(f"--{opt}: directory {d} does not exist")
     n = parse_count(args.n)
     delta = parse_number(args.delta, "--delta")
     if not 0 < delta < 1:
@@ -185,8 +179,7 @@ def run(args: argparse.Namespace) -> int:
         outputs.append((args.json, json_text(doc)))
     if args.latex:
         outputs.append((args.latex, result_latex(res, model=path)))
-    for p, text in outputs:
-        atomic_write_text(p, text)
+    write_all(outputs)  # all files or none
     if args.quiet:
         print(_q(res.bound))
     else:

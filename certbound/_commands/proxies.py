@@ -21,6 +21,7 @@ from certbound.bounds.proxies import (
     variant_ratios,
 )
 from certbound.pipeline import model_quantities
+from certbound.report.writers import csv_text, json_text, write_all
 
 NAME = "proxies"
 HELP = "certified B_ours / B_Edelman proxies of the reference paper's Section 6 (paper and corrected variants)"
@@ -177,7 +178,6 @@ def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult
 
 
 def run(args: argparse.Namespace) -> int:
-    from certbound.report.writers import atomic_write_text, write_csv, write_json
 
     if args.digits < 1:
         raise ValueError("--digits must be >= 1")
@@ -187,25 +187,20 @@ def run(args: argparse.Namespace) -> int:
     results = [paper_proxies(qs, v) for v in variants]
     seconds = time.perf_counter() - t0
     name = os.path.basename(os.path.normpath(os.fspath(args.model)))
-    # Produce every output text before touching any file (no partial outputs).
-    outputs: list[tuple[str, Any]] = []
+    # Produce every output text before touching any file, then write all or none.
+    outputs: list[tuple[str, str]] = []
     if args.json_path:
-        outputs.append(("json", proxies_json(info, results, full_grid=not args.no_grid)))
+        outputs.append((args.json_path, json_text(proxies_json(info, results, full_grid=not args.no_grid))))
     if args.csv_path:
         rows = [row for r in results for row in matrices_csv_rows(name, r)]
-        outputs.append(("csv", rows))
+        outputs.append((args.csv_path, csv_text(rows, MATRICES_CSV_HEADER)))
     if args.latex_path:
         kind = "trained" if info["used_layers"] == info["num_layers"] else f"prefix 1..{info['used_layers']}"
-        outputs.append(("latex", summary_latex([(name, kind, r) for r in results], digits=args.digits,
-                                               caption=f"Certified proxies of {name}", label="tab:proxies")))
+        outputs.append((args.latex_path, summary_latex([(name, kind, r) for r in results], digits=args.digits,
+                                                       caption=f"Certified proxies of {name}",
+                                                       label="tab:proxies") + "\n"))
     _print_report(name, info, results, args.digits, args.per_matrix, seconds)
-    for kind, obj in outputs:
-        if kind == "json":
-            write_json(args.json_path, obj)
-        elif kind == "csv":
-            write_csv(args.csv_path, obj, MATRICES_CSV_HEADER)
-        else:
-            atomic_write_text(args.latex_path, obj + "\n")
+    write_all(outputs)
     sys.stdout.flush()
     return 0
 

@@ -19,7 +19,7 @@ from typing import Any
 from certbound.ball import ball_from_json, decimal_upper
 from certbound.pipeline import spectrum_report
 from certbound.report.table import format_table
-from certbound.report.writers import atomic_write_text, csv_text, json_text
+from certbound.report.writers import csv_text, json_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
 
@@ -153,8 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         header, rows = _csv_rows(report)
         outputs.append((args.csv, csv_text(rows, header)))
-    for path, text in outputs:
-        atomic_write_text(path, text)
+    write_all(outputs)
     if not args.quiet:
         print(format_report_table(report))
     failed = [r for r in report["matrices"] if not r["certified"]]

@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
 
     from certbound.report.latex import latex_document
     from certbound.report.table import format_table
-    from certbound.report.writers import atomic_write_text, write_csv, write_json
+    from certbound.report.writers import csv_text, json_text, write_all
 
     from certbound._commands.proxies import summary_latex
 
@@ -205,6 +205,11 @@ def run(args: argparse.Namespace) -> int:
         from certbound.report.figures import import_pyplot
 
         import_pyplot()  # fail early (before the long run) if matplotlib is missing
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise NotADirectoryError(f"--out: {args.out!r} exists and is not a directory")
+    parent = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"--out: cannot create {args.out!r}: directory {parent} does not exist")
     os.makedirs(args.out, exist_ok=True)
     t0 = time.perf_counter()
     print("certifying:", file=sys.stderr, flush=True)
@@ -265,10 +270,10 @@ def run(args: argparse.Namespace) -> int:
                                        label="tab:sweep"))
     captions = "# Figures\n\n" + "".join(f"## {k}\n\n{v['caption']}\n\n" for k, v in figures.items())
     captions += "# Claims check\n\n" + "".join(f"- {c}\n" for c in claims)
-    write_json(os.path.join(args.out, "sweep.json"), doc)
-    write_csv(os.path.join(args.out, "sweep.csv"), csv_rows, header)
-    atomic_write_text(os.path.join(args.out, "sweep.tex"), tex)
-    atomic_write_text(os.path.join(args.out, "captions.md"), captions)
+    write_all([(os.path.join(args.out, "sweep.json"), json_text(doc)),
+               (os.path.join(args.out, "sweep.csv"), csv_text(csv_rows, header)),
+               (os.path.join(args.out, "sweep.tex"), tex),
+               (os.path.join(args.out, "captions.md"), captions)])
 
     print(format_table(rows, ["model", "kind", "L", "N", "H", "variant", "B_ours <=", "B_Edelman <=", "p*=0"]))
     print()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 import warnings
 from dataclasses import dataclass, fields
@@ -57,6 +58,10 @@ from certbound.pipeline._spectrum import scaled_enclosure, weights_digest
 __all__ = ["BoundSettings", "Number", "parse_count", "parse_number", "model_spectra", "model_spectra_of",
            "spectra_from_report", "spec_from_layout", "certified_bound"]
 
+#: Sample sizes are accepted below 10^MAX_COUNT_DIGITS (n ≤ 1e99). The bound is
+#: certified in Arb, but its float search over p and α uses binary64 (√n, ln n).
+MAX_COUNT_DIGITS = 100
+
 #: An exact number as the bound options accept it (see the module docstring).
 Number = Union[str, int, float, Fraction]
 
@@ -70,25 +75,39 @@ def parse_count(text: Any, what: str = "--n") -> int:
     Traceback (most recent call last):
     ...
     ValueError: --n: '1.5' is not a positive integer
+    >>> parse_count("1e400")
+    Traceback (most recent call last):
+    ...
+    ValueError: --n: '1e400' is out of range: at most 1e99 (the bound's float search works in binary64)
     """
     if isinstance(text, bool):
         raise ValueError(f"{what}: {text!r} is not a positive integer")
+    too_large = ValueError(f"{what}: {text!r} is out of range: at most 1e{MAX_COUNT_DIGITS - 1} "
+                           "(the bound's float search works in binary64)")
     if isinstance(text, (int, Fraction)) or (isinstance(text, float) and math.isfinite(text)):
         q = Fraction(text)
-        if q.denominator != 1 or q < 1:
-            raise ValueError(f"{what}: {text!r} is not a positive integer")
-        return int(q)
-    t = str(text).strip().replace("_", "")
-    try:
-        if "**" in t:
-            b, e = t.split("**")
-            q = Fraction(int(b)) ** int(e)
-        else:
-            q = Fraction(t)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{what}: {text!r} is not a number") from None
+    else:
+        t = str(text).strip().replace("_", "")
+        # Refuse astronomically large counts from the text, before building them exactly.
+        m = re.fullmatch(r"([0-9.]+)[eE]\+?([0-9]+)", t)
+        if m and int(m.group(2)) > MAX_COUNT_DIGITS + len(m.group(1)):
+            raise too_large
+        try:
+            if "**" in t:
+                b, e = (int(v) for v in t.split("**"))
+                if b > 1 and e * math.log10(b) > MAX_COUNT_DIGITS:
+                    raise too_large
+                q = Fraction(b) ** e
+            else:
+                q = Fraction(t)
+        except (ValueError, ZeroDivisionError) as exc:
+            if exc is too_large:
+                raise
+            raise ValueError(f"{what}: {text!r} is not a number") from None
     if q.denominator != 1 or q < 1:
         raise ValueError(f"{what}: {text!r} is not a positive integer")
+    if q >= 10**MAX_COUNT_DIGITS:
+        raise too_large
     return int(q)
 
 

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from certbound._optional import import_optional
 from certbound.ball import float_upper
 
 __all__ = [
@@ -86,10 +87,7 @@ class ModelRun:
 
 def import_pyplot() -> Any:
     """matplotlib.pyplot with a non-interactive backend and Type-42 fonts."""
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("figures need matplotlib: pip install 'certbound[plot]'") from exc
+    matplotlib = import_optional("matplotlib", "plot", "figures")
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "module://matplotlib_inline.backend_inline"):
         matplotlib.use("Agg")
     matplotlib.rcParams["pdf.fonttype"] = 42  # embed TrueType (Type 42), not Type 3

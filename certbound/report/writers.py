@@ -38,6 +38,8 @@ __all__ = [
     "json_text",
     "write_csv",
     "csv_text",
+    "check_output_path",
+    "write_all",
 ]
 
 
@@ -93,6 +95,74 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, encoding: str 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def check_output_path(path: str | os.PathLike[str] | None, option: str) -> None:
+    """Refuse, before any work, an output path that cannot be written (``None`` and ``"-"`` pass).
+
+    The message names the option, the path and the problem.
+
+    >>> check_output_path("/nonexistent-dir/x.json", "--json")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: --json: cannot write '/nonexistent-dir/x.json': directory /nonexistent-dir does not exist
+    """
+    if path is None or os.fspath(path) in ("", "-"):
+        return
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"{option}: cannot write {path!r}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{option}: cannot write {path!r}: it is a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"{option}: cannot write {path!r}: directory {directory} is not writable")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise PermissionError(f"{option}: cannot write {path!r}: the file is not writable")
+
+
+def write_all(files: Sequence[tuple[str | os.PathLike[str], str | bytes]]) -> None:
+    """Write several files all-or-nothing: every one is staged first, then all are renamed into place.
+
+    If staging any file fails, no target is touched. (The renames themselves
+    are atomic per file and happen only after every file has been written
+    and flushed.)
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> try:
+    ...     write_all([(os.path.join(d, "a.txt"), "A"), (os.path.join(d, "no", "b.txt"), "B")])
+    ... except OSError:
+    ...     pass
+    >>> os.listdir(d)
+    []
+    >>> write_all([(os.path.join(d, "a.txt"), "A"), (os.path.join(d, "b.txt"), b"B")])
+    >>> sorted(os.listdir(d))
+    ['a.txt', 'b.txt']
+    """
+    staged: list[tuple[str, str]] = []
+    try:
+        for path, data in files:
+            path = os.fspath(path)
+            directory = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(directory):
+                raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
+            if os.path.isdir(path):
+                raise IsADirectoryError(f"cannot write {path}: it is a directory")
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o666 & ~_current_umask())
+    except BaseException:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

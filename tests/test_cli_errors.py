@@ -1,0 +1,70 @@
+"""CLI errors a new user meets: they name the option, exit 2, cost no computation, leave no file behind."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from certbound.cli import main
+
+DEMO = os.path.join(os.path.dirname(__file__), "..", "certbound", "models", "data", "demo")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["bound", DEMO, "--n", "1e400", "--delta", "0.01"], "--n: '1e400' is out of range"),
+    (["bound", DEMO, "--n", "1e100000000", "--delta", "0.01"], "out of range"),
+    (["bound", DEMO, "--n", "10**100000000", "--delta", "0.01"], "out of range"),
+    (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--config", "/nope.json"], "--config: '/nope.json': no such"),
+    (["spectrum", DEMO, "--mapping", "/nope.json"], "--mapping: '/nope.json': no such"),
+    (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--json", "/nonexistent-dir/x.json"], "--json: cannot write"),
+    (["spectrum", DEMO, "--csv", os.sep], "--csv: cannot write"),
+    (["sweep", "--out", "/etc/passwd"], "--out: '/etc/passwd' exists and is not a directory"),
+])
+def test_bad_option_names_the_option(argv, needle, capsys):
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_same_file_twice_is_refused(tmp_path, capsys):
+    p = str(tmp_path / "x")
+    assert main(["bound", DEMO, "--n", "1000", "--delta", "0.01", "--json", p, "--latex", p]) == 2
+    assert "name the same file" in capsys.readouterr().err
+    assert not os.path.exists(p)
+
+
+def test_second_output_failing_leaves_no_first_file(tmp_path, monkeypatch):
+    # The second output's directory disappears after the up-front check: nothing may be written.
+    from certbound.report import writers
+
+    ok = tmp_path / "a.json"
+    real = writers.write_all
+
+    def failing(files):
+        files = list(files)
+        return real(files[:1] + [(str(tmp_path / "gone" / "b.tex"), "x")])
+
+    monkeypatch.setattr("certbound._commands.bound.write_all", failing)
+    with pytest.raises(OSError):
+        from certbound._commands import bound as cmd
+        import argparse
+
+        p = argparse.ArgumentParser()
+        cmd.add_arguments(p)
+        cmd.run(p.parse_args([DEMO, "--n", "1000", "--delta", "0.01", "--json", str(ok), "--latex",
+                              str(tmp_path / "b.tex"), "--quiet"]))
+    assert not ok.exists()
+
+
+def test_broken_pipe_is_quiet():
+    # `certbound … | head`: the reader is gone before certbound writes (a pipe whose read end is closed):
+    # no "Broken pipe" traceback or "Exception ignored" message on stderr.
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, "-m", "certbound", "audit", "--functions"], stdout=w,
+                           stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(w)
+    err = p.stderr.decode()
+    assert "Traceback" not in err and "Broken pipe" not in err and "Exception ignored" not in err
