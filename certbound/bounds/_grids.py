@@ -16,6 +16,10 @@ Examples
 (5, 1.2419)
 >>> round(float(two_sided_log_inv_prior(5).mid()), 3)      # ln(3·6·7/2)
 4.143
+>>> light_index_prior(Fraction(0), 5), light_index_prior(Fraction(1, 5), 5)
+(Fraction(1, 2), Fraction(1, 20))
+>>> light_spectral_prior(-495, 16), light_spectral_prior(-31, 16, coarse=True)   # π₁(-30)/32, π₁(-31)/2
+(Fraction(1, 47616), Fraction(1, 3168))
 """
 
 from __future__ import annotations
@@ -36,7 +40,25 @@ __all__ = [
     "two_sided_log_inv_prior",
     "two_sided_prior_mass",
     "log_inv_prior",
+    "PRIOR_FAMILIES",
+    "COARSE_SPECTRAL_THRESHOLD",
+    "light_index_prior",
+    "light_rank_prior",
+    "light_spectral_prior",
+    "index_log_inv_prior",
+    "rank_log_inv_prior",
+    "spectral_log_inv_prior",
+    "spectral_grid_round_up",
 ]
+
+#: Prior families of Theorem 2: ``"spec"`` (§6.1: uniform index and rank priors, one-resolution spectral
+#: grid) and ``"light"`` (§6.1b, the default: mass ½ on p = 0 and on s = r̄ given p = 0, two-resolution
+#: spectral grid).
+PRIOR_FAMILIES = ("light", "spec")
+
+#: Light priors: spectral radii whose certified σ₁ is below this use the coarse (one step per octave)
+#: resolution. A heuristic (any choice is valid, both resolutions are in the union bound, §6.1b).
+COARSE_SPECTRAL_THRESHOLD = Fraction(1, 2**20)
 
 
 def p_grid_m(n_layers: int, d_model: int) -> int:
@@ -151,3 +173,105 @@ def log_inv_prior(
         if readout_level is not None:
             tot += two_sided_log_inv_prior(int(readout_level))
         return tot
+
+
+# ---------------------------------------------------------------------------
+# Light priors (proofs/theory-theorems.md §6.1b, Lemma 6.1b)
+
+
+def _check_family(prior: str) -> None:
+    if prior not in PRIOR_FAMILIES:
+        raise ValueError(f"prior family must be one of {PRIOR_FAMILIES}, got {prior!r}")
+
+
+def light_index_prior(p: Fraction, m: int) -> Fraction:
+    """``π_P(0) = 1/2``, ``π_P(p) = 1/(4m)`` on ``𝒫_m ∖ {0}`` (Lemma 6.1b(a): sums to 1).
+
+    >>> sum(light_index_prior(p, 3) for p in p_grid(3))
+    Fraction(1, 1)
+    """
+    if not (isinstance(m, int) and m >= 1):
+        raise ValueError(f"grid resolution m must be a positive integer, got {m!r}")
+    p = Fraction(p)
+    if not (0 <= p <= 2 and (p * m).denominator == 1):
+        raise ValueError(f"p = {p} is not on the grid P_{m}")
+    return Fraction(1, 2) if p == 0 else Fraction(1, 4 * m)
+
+
+def light_rank_prior(s: int, rank_bound: int) -> Fraction:
+    """``π(r̄ | p=0) = 1/2``, ``π(s | p=0) = 1/(2r̄)`` for ``s < r̄`` (Lemma 6.1b(b): sums to 1).
+
+    >>> light_rank_prior(4, 4), light_rank_prior(0, 4)
+    (Fraction(1, 2), Fraction(1, 8))
+    """
+    s, r = int(s), int(rank_bound)
+    if r < 1 or not 0 <= s <= r:
+        raise ValueError(f"need 0 <= s <= rank bound (>= 1), got s={s}, rank bound={r}")
+    return Fraction(1, 2) if s == r else Fraction(1, 2 * r)
+
+
+def light_spectral_prior(level: int, steps: int, coarse: bool = False) -> Fraction:
+    """Two-resolution spectral prior (Lemma 6.1b(c)).
+
+    Fine level ``q`` (value ``c₀ 2^{q/ν}``): ``π₁(⌈q/ν⌉)/(2ν)``; coarse level
+    ``j`` (value ``c₀ 2^j``): ``π₁(j)/2``; ``π₁`` is :func:`two_sided_prior`.
+
+    >>> light_spectral_prior(0, 16), light_spectral_prior(0, 16, coarse=True)
+    (Fraction(1, 96), Fraction(1, 6))
+    """
+    if not (isinstance(steps, int) and steps >= 1):
+        raise ValueError(f"grid steps per octave must be a positive integer, got {steps!r}")
+    level = int(level)
+    if coarse:
+        return two_sided_prior(level) / 2
+    octave = -((-level) // steps)  # ⌈level/steps⌉ exactly (integers)
+    return two_sided_prior(octave) / (2 * steps)
+
+
+def index_log_inv_prior(p: Fraction, m: int, prior: str = "light") -> arb:
+    """``ln 1/π_P(p)``: ``ln(2m+1)`` (§6.1, ``"spec"``) or ``ln 2`` / ``ln 4m`` (§6.1b, ``"light"``)."""
+    _check_family(prior)
+    with prec():
+        if prior == "spec":
+            return arb(2 * int(m) + 1).log()
+        q = light_index_prior(p, m)
+        return (arb(q.denominator) / q.numerator).log()
+
+
+def rank_log_inv_prior(s: int, rank_bound: int, prior: str = "light") -> arb:
+    """``ln 1/π(s | p=0)``: ``ln(r̄+1)`` (``"spec"``) or ``ln 2`` / ``ln 2r̄`` (``"light"``)."""
+    _check_family(prior)
+    with prec():
+        if prior == "spec":
+            return arb(int(rank_bound) + 1).log()
+        q = light_rank_prior(s, rank_bound)
+        return (arb(q.denominator) / q.numerator).log()
+
+
+def spectral_log_inv_prior(level: int, steps: int, prior: str = "light", coarse: bool = False) -> arb:
+    """``ln 1/π`` of a spectral (or readout) grid level: §6.1 (``"spec"``, one resolution) or §6.1b."""
+    _check_family(prior)
+    if prior == "spec":
+        if coarse:
+            raise ValueError("the spec prior has no coarse spectral resolution")
+        return two_sided_log_inv_prior(level)
+    q = light_spectral_prior(level, steps, coarse)
+    with prec():
+        return (arb(q.denominator) / q.numerator).log()
+
+
+def spectral_grid_round_up(x: Number, base: Number, steps: int, prior: str = "light") -> tuple[int, arb, bool, arb]:
+    """Place a certified radius on the spectral grid and price it: ``(level, value, coarse, ln 1/π)``.
+
+    Lemma 6.2 rounding (verified in Arb) on the fine grid ``base·2^{q/steps}``,
+    or — light priors, ``x`` below :data:`COARSE_SPECTRAL_THRESHOLD` — on the
+    coarse grid ``base·2^j`` (proofs/theory-theorems.md §6.1b).
+
+    >>> q, v, coarse, cost = spectral_grid_round_up(5e-10, 1, 16)
+    >>> q, coarse, round(float(cost.mid()), 3)          # octave 2^-30 ≥ 5e-10, cost ln(2·(3/2)·31·32)
+    (-30, True, 7.998)
+    """
+    _check_family(prior)
+    coarse = prior == "light" and bool(as_arb(x) < as_arb(COARSE_SPECTRAL_THRESHOLD))
+    level, value = grid_round_up(x, base, 1 if coarse else steps)
+    return level, value, coarse, spectral_log_inv_prior(level, steps, prior, coarse)

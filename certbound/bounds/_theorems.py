@@ -29,7 +29,8 @@ Example (spec §7.3, Theorem 2 mode (ii); the spec prints 0.14647)
 >>> spectra = {(0, 0, "QK"): [0.5, 0.2, 0, 0], (0, 0, "VO"): [1, 0.5, 0.25, 0.1], (0, None, "M"): [1.2, 0.6, 0.3, 0.1],
 ...            (1, 0, "QK"): [0.4, 0.1, 0, 0], (1, 0, "VO"): [0.8, 0.4, 0.2, 0.1], (1, None, "M"): [1, 0.5, 0.25, 0.1]}
 >>> p = {k: F(0) if k[2] == "QK" else F(1) if k[2] == "VO" else F(2) for k in spectra}
->>> opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p, one_step=False)
+>>> opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p, one_step=False,
+...                     prior="spec")
 >>> res = theorem2_posthoc_bound(spec, spectra, 10**6, 0.05, readout_spectrum=1, options=opts)
 >>> round(float(res.log_inv_prior.mid()), 3), round(float(res.bound.mid()), 5)
 (48.513, 0.14647)
@@ -58,7 +59,16 @@ from certbound.bounds._rademacher import (
     one_step_bound,
     one_step_cutoff,
 )
-from certbound.bounds._grids import grid_round_up, p_grid, p_grid_m, two_sided_log_inv_prior
+from certbound.bounds._grids import (
+    PRIOR_FAMILIES,
+    grid_round_up,
+    index_log_inv_prior,
+    p_grid,
+    p_grid_m,
+    rank_log_inv_prior,
+    spectral_grid_round_up,
+    two_sided_log_inv_prior,
+)
 from certbound.bounds._network_cover import (
     READOUT_KEY,
     MatrixConstraint,
@@ -108,6 +118,10 @@ class BoundOptions:
     ``one_step``: also evaluate the one-step bound (Lemma C2); the reported
     Rademacher term is the minimum of the floor ``B_ℒ/2``, the Dudley sum and
     (if on) the one-step bound (theory-chaining §C3; free: a minimum of valid bounds).
+    ``prior`` (a priori): ``"light"`` (default, theory-theorems §6.1b) or
+    ``"spec"`` (§6.1). ``margin_grid_size`` (a priori): the number G of margins
+    of a ramp-loss grid fixed before the data; ``ln G`` is added to ``ln 1/π``
+    (§6.1b), so the bound holds for every margin of that grid at once.
     """
 
     cutoff: Optional[Number] = None
@@ -138,6 +152,8 @@ class BoundOptions:
                 "enclose_singular_values(W, exact_rank=True)"
             )
     one_step: bool = True
+    prior: str = "light"
+    margin_grid_size: int = 1
 
 
 @dataclass
@@ -159,6 +175,8 @@ class MatrixReport:
     schatten_level: Optional[int] = None
     spectral_level: Optional[int] = None
     log_inv_prior: arb = field(default_factory=lambda: arb(0))
+    #: Light priors: the spectral level is on the coarse (one step per octave) grid (theory-theorems §6.1b).
+    spectral_coarse: bool = False
 
     def to_json(self) -> dict:
         """JSON form (Q = :func:`certbound.ball.ball_to_json`)."""
@@ -177,6 +195,7 @@ class MatrixReport:
             "log_inv_prior": ball_to_json(self.log_inv_prior),
             "schatten_level": self.schatten_level,
             "spectral_level": self.spectral_level,
+            "spectral_coarse": self.spectral_coarse,
         }
         if self.schatten_certified is not None:
             d["schatten_certified"] = ball_to_json(self.schatten_certified)
@@ -708,7 +727,8 @@ def theorem1_fixed_bound(
                            rademacher_estimates=rad.estimates, one_step_cutoff=rad.one_step_cutoff)
 
 
-def _matrix_reports(net: NetworkConfiguration, contrib: list, certs: dict, levels: dict) -> list[MatrixReport]:
+def _matrix_reports(net: NetworkConfiguration, contrib: list, certs: dict, levels: dict,
+                    coarse: Optional[dict] = None) -> list[MatrixReport]:
     out = []
     keys = net.keys()
     for j, cls in enumerate(net.classes):
@@ -717,7 +737,7 @@ def _matrix_reports(net: NetworkConfiguration, contrib: list, certs: dict, level
         sc, cc = certs.get(key, (None, None))
         ks, qs, cost = levels.get(key, (None, None, arb(0)))
         out.append(MatrixReport(layer, head, typ, (cls.n_in, cls.n_out), cls.rank_arch, cls.schatten_p, cls.s, cls.c,
-                                contrib[j], net.k_prime[j], sc, cc, ks, qs, cost))
+                                contrib[j], net.k_prime[j], sc, cc, ks, qs, cost, bool((coarse or {}).get(key, False))))
     return out
 
 
@@ -776,12 +796,18 @@ def theorem2_posthoc_bound(
     n = int(n_samples)
     if options.spectral_mode not in ("posthoc", "fixed"):
         raise ValueError(f"spectral_mode must be 'posthoc' or 'fixed', got {options.spectral_mode!r}")
+    prior = options.prior
+    if prior not in PRIOR_FAMILIES:
+        raise ValueError(f"prior must be one of {PRIOR_FAMILIES}, got {prior!r}")
+    G = options.margin_grid_size
+    if isinstance(G, bool) or not isinstance(G, int) or G < 1:
+        raise ValueError(f"margin_grid_size must be an integer ≥ 1, got {G!r}")
     with prec():
         slots = spec.slots()
         m = options.p_grid_m if options.p_grid_m is not None else p_grid_m(spec.n_layers, spec.d_model)
         grid = p_grid(m)
-        cost_p = arb(2 * m + 1).log()
         specs_c: dict = {}
+        c_coarse: dict = {}
         c_vals: dict = {}
         c_levels: dict = {}
         c_costs: dict = {}
@@ -789,8 +815,10 @@ def theorem2_posthoc_bound(
             cs = certified_spectrum(_lookup(spectra, slot.key), slot.rank_arch, name=str(slot.key))
             specs_c[slot.key] = cs
             if options.spectral_mode == "posthoc":
-                q, cval = grid_round_up(cs.sigma1, options.spectral_grid_base, options.spectral_grid_steps)
-                c_vals[slot.key], c_levels[slot.key], c_costs[slot.key] = cval, q, two_sided_log_inv_prior(q)
+                q, cval, coarse, cost = spectral_grid_round_up(cs.sigma1, options.spectral_grid_base,
+                                                               options.spectral_grid_steps, prior)
+                c_vals[slot.key], c_levels[slot.key], c_costs[slot.key] = cval, q, cost
+                c_coarse[slot.key] = coarse
             else:
                 sc = options.spectral_constraints or {}
                 if slot.key not in sc:
@@ -811,8 +839,9 @@ def theorem2_posthoc_bound(
             else:
                 readout_cert = as_arb(rs).upper() if not isinstance(rs, (list, tuple)) else as_arb(rs[0]).upper()
             if options.spectral_mode == "posthoc":
-                readout_level, cw = grid_round_up(readout_cert, options.readout_grid_base, options.readout_grid_steps)
-                readout_cost = two_sided_log_inv_prior(readout_level)
+                readout_level, cw, coarse, readout_cost = spectral_grid_round_up(
+                    readout_cert, options.readout_grid_base, options.readout_grid_steps, prior)
+                c_coarse[READOUT_KEY] = coarse
             else:
                 cw = as_arb(readout_norm)
                 if not bool(readout_cert <= cw):
@@ -825,7 +854,9 @@ def theorem2_posthoc_bound(
         # --- float search over p (scales do not depend on p) ---------------
         placeholder = {s.key: MatrixConstraint(0, s.rank_arch, c_vals[s.key]) for s in slots}
         net0 = NetworkConfiguration(spec, placeholder, readout_norm=cw, n_samples=n)
-        chosen = _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c_costs, readout_cost)
+        margin_cost = arb(G).log()
+        chosen = _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, m, c_costs,
+                           readout_cost + margin_cost)
 
         # --- certified constraint values at the chosen p -------------------
         constraints: dict = {}
@@ -838,30 +869,37 @@ def theorem2_posthoc_bound(
             if p == 0:
                 s_val = arb(cs.rank_upper)
                 k_level = cs.rank_upper
-                cost = arb(slot.rank_arch + 1).log()
+                cost = rank_log_inv_prior(cs.rank_upper, slot.rank_arch, prior)
                 s_cert = arb(cs.rank_upper)
             else:
                 s_cert = cs.schatten_upper(p)
                 k_level, s_val = grid_round_up(s_cert, options.schatten_grid_base, options.schatten_grid_steps)
                 cost = two_sided_log_inv_prior(k_level)
-            total_cost = cost_p + cost + c_costs[slot.key]
+            total_cost = index_log_inv_prior(p, m, prior) + cost + c_costs[slot.key]
             lip += total_cost
             constraints[slot.key] = MatrixConstraint(p, s_val, c_vals[slot.key])
             levels[slot.key] = (k_level, c_levels[slot.key], total_cost)
             certs[slot.key] = (s_cert, cs.sigma1)
-        lip += readout_cost
+        lip += readout_cost + margin_cost
         levels[READOUT_KEY] = (None, readout_level, readout_cost)
         certs[READOUT_KEY] = (None, readout_cert)
         net = NetworkConfiguration(spec, constraints, readout_norm=cw, n_samples=n)
         rad = _rademacher_certified(net, bl, ll, options)
         conf = _confidence(bl, d, lip, n)
         bound = 2 * rad.value + conf
-        mats = _matrix_reports(net, rad.contributions, certs, levels)
+        mats = _matrix_reports(net, rad.contributions, certs, levels, c_coarse)
         assumptions = _base_assumptions(spec, bl, ll, cw)
         assumptions.update(
             {
                 "configuration": "post hoc (Theorem 2): p per matrix on the grid P_m, radii peeled on a-priori grids",
                 "p_grid_m": m,
+                "prior": ("light (theory-theorems §6.1b: pi(p=0) = 1/2, pi(s = rank bound | p=0) = 1/2, "
+                          "two-resolution spectral grid; coarse for sigma_1 < 2^-20"
+                          + (f": {sum(c_coarse.values())} coarse radii" if c_coarse else "") + ")")
+                if prior == "light" else "spec (theory-theorems §6.1: uniform index and rank priors)",
+                "a_priori": "the loss and its constants, delta, the index grid m, the grid bases/steps and the prior "
+                            "family are fixed before the sample (theory-theorems §6.5)"
+                            + (f"; margin grid of {G} values (+ ln {G} in ln 1/prior)" if G > 1 else ""),
                 "schatten_grid": {"base": str(options.schatten_grid_base), "steps_per_octave": options.schatten_grid_steps},
                 "spectral_mode": options.spectral_mode,
                 "spectral_grid": {"base": str(options.spectral_grid_base), "steps_per_octave": options.spectral_grid_steps}
@@ -879,7 +917,7 @@ def theorem2_posthoc_bound(
                            one_step_cutoff=rad.one_step_cutoff)
 
 
-def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c_costs, readout_cost) -> dict:
+def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, m, c_costs, readout_cost) -> dict:
     """Float search of p per matrix (linearised coordinate descent on the bound; any result is valid)."""
     fixed = options.fixed_p or {}
     gridf = np.array([float(p) for p in grid])
@@ -893,8 +931,9 @@ def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c
     E = net0.float_matrix_accuracies(etas, w)
     tables, costs, cands = [], [], []
     s0, nu = float(as_arb(options.schatten_grid_base).mid()), options.schatten_grid_steps
-    base_conf = float(((2 / d).log()).mid()) + float(cost_p.mid()) * len(slots) + \
+    base_conf = float(((2 / d).log()).mid()) + \
         sum(float(c.mid()) for c in c_costs.values()) + float(readout_cost.mid())
+    light = options.prior == "light"
     for j, slot in enumerate(slots):
         cs = specs_c[slot.key]
         if slot.key in fixed:
@@ -908,7 +947,13 @@ def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, cost_p, c
         with np.errstate(divide="ignore"):
             kk = np.where(sp > 0, np.ceil(nu * np.log2(np.maximum(sp, 1e-300) / s0) - 1e-12), 0)
         sgrid = np.where(pf == 0, cs.rank_upper, s0 * 2.0 ** (kk / nu))
-        cost = np.where(pf == 0, math.log(slot.rank_arch + 1), np.log(1.5 * (np.abs(kk) + 1) * (np.abs(kk) + 2)))
+        if light:
+            rank_cost = math.log(2) if cs.rank_upper == slot.rank_arch else math.log(2 * slot.rank_arch)
+            index_cost = np.where(pf == 0, math.log(2), math.log(4 * m))
+        else:
+            rank_cost = math.log(slot.rank_arch + 1)
+            index_cost = np.full(len(pf), math.log(2 * m + 1))
+        cost = index_cost + np.where(pf == 0, rank_cost, np.log(1.5 * (np.abs(kk) + 1) * (np.abs(kk) + 2)))
         cls = net0.classes[j]
         tab, _ = _float_log_cover(cls.n_in, cls.n_out, cls.rank_arch, cls.n_rows, float_upper(cls.c), pf, sgrid,
                                   np.broadcast_to(E[j], (len(pf), K)), options.allow_p0_tail, quick=True)

@@ -193,7 +193,7 @@ def test_theorem2_prior_equals_spec_formula():
     """ln(1/π) of the result equals spec §6.4's formula on the reported grid levels."""
     from certbound.bounds import log_inv_prior, p_grid_m
 
-    r = theorem2_posthoc_bound(SPEC_P, SPECTRA, 10**6, 0.05, readout_spectrum=1)
+    r = theorem2_posthoc_bound(SPEC_P, SPECTRA, 10**6, 0.05, readout_spectrum=1, options=BoundOptions(prior="spec"))
     mats = [m for m in r.matrices if m.type != "readout"]
     ro = [m for m in r.matrices if m.type == "readout"][0]
     ref = log_inv_prior(p_grid_m(2, 4), [(m.p, m.schatten_level, m.rank_arch) for m in mats],

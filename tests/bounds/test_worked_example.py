@@ -171,7 +171,8 @@ def test_theorem2_example_grid_levels_and_bound():
         assert k == q
         assert agrees(two_sided_log_inv_prior(k), cost)
     p = {k: F(0) if k[2] == "QK" else F(1) if k[2] == "VO" else F(2) for k in SPECTRA}
-    opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p, one_step=False)
+    opts = BoundOptions(cutoff=1e-5, partition_ratio=1.05, allow_p0_tail=False, fixed_p=p, one_step=False,
+                        prior="spec")
     r = theorem2_posthoc_bound(SPEC, SPECTRA, 10**6, 0.05, readout_spectrum=1, options=opts)
     assert r.assumptions["p_grid_m"] == 4
     assert agrees(r.log_inv_prior, "48.513")
