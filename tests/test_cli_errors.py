@@ -20,6 +20,9 @@ DEMO = os.path.join(os.path.dirname(__file__), "..", "certbound", "models", "dat
     (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--json", "/nonexistent-dir/x.json"], "--json: cannot write"),
     (["spectrum", DEMO, "--csv", os.sep], "--csv: cannot write"),
     (["sweep", "--out", "/etc/passwd"], "--out: '/etc/passwd' exists and is not a directory"),
+    (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--partition-ratio", "nan"], "--partition-ratio: nan is not"),
+    (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--partition-ratio", "inf"], "--partition-ratio: inf is not"),
+    (["spectrum", DEMO, "--layers", "0,x"], "--layers: '0,x' is not a list of 0-based layer indices"),
 ])
 def test_bad_option_names_the_option(argv, needle, capsys):
     assert main(argv) == 2

@@ -20,6 +20,7 @@ from certbound.bounds.proxies import (
     paper_proxies,
     variant_ratios,
 )
+from certbound._commands._options import parse_layers, prefix_depth
 from certbound.pipeline import model_quantities
 from certbound.report.writers import csv_text, json_text, write_all
 
@@ -54,8 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "L_phi (exact GELU constant) also in gamma; both (default): print both and their ratio",
     )
     parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast", help="kernel certificate mode")
-    parser.add_argument("--layers", type=int, default=None, metavar="K",
-                        help="use only layers 1..K (a prefix-depth sub-model, labelled as such)")
+    parser.add_argument("--layers", default=None, metavar="L,L,...",
+                        help="only these layers, 0-based as everywhere; the proxies need a prefix 0..K-1 "
+                             "(e.g. 0-2: a depth-3 sub-model, labelled as such)")
     parser.add_argument("--mapping", default=None, help="tensor-name mapping file for unknown architectures")
     parser.add_argument("--json", dest="json_path", default=None, metavar="FILE", help="write the JSON report")
     parser.add_argument("--csv", dest="csv_path", default=None, metavar="FILE", help="write per-matrix CSV")
@@ -182,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
     if args.digits < 1:
         raise ValueError("--digits must be >= 1")
     t0 = time.perf_counter()
-    info, qs = model_quantities(args.model, mode=args.mode, layers=args.layers, mapping=args.mapping)
+    depth = prefix_depth(parse_layers(args.layers))
+    info, qs = model_quantities(args.model, mode=args.mode, layers=depth, mapping=args.mapping)
     variants = VARIANTS if args.variant == "both" else (args.variant,)
     results = [paper_proxies(qs, v) for v in variants]
     seconds = time.perf_counter() - t0

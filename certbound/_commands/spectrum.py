@@ -19,6 +19,7 @@ from typing import Any
 from certbound.ball import ball_from_json, decimal_upper
 from certbound.pipeline import spectrum_report
 from certbound.report.table import format_table
+from certbound._commands._options import LAYERS_HELP, parse_layers
 from certbound.report.writers import csv_text, json_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
@@ -45,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--p", default=_DEFAULT_P, metavar="P,P,...",
                         help=f"Schatten indices p in (0, 2] to report S_p for (default {_DEFAULT_P}; "
                              "decimals/fractions are taken exactly)")
-    parser.add_argument("--layers", metavar="L,L,...", help="only these layers (0-based)")
+    parser.add_argument("--layers", metavar="L,L,...", help=LAYERS_HELP)
     parser.add_argument("--config", metavar="FILE", help="config.json to use instead of the one next to the weights")
     parser.add_argument("--mapping", metavar="FILE",
                         help="JSON mapping of tensor names for an unsupported architecture (see docs)")
@@ -134,12 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
     ps = _parse_ps(args.p)
-    layers = None
-    if args.layers:
-        try:
-            layers = [int(x) for x in args.layers.split(",") if x.strip()]
-        except ValueError:
-            raise ValueError(f"--layers: {args.layers!r} is not a comma-separated list of integers") from None
+    layers = parse_layers(args.layers)
     # Fail before the (long) computation if an output cannot be written.
     _check_output_dir(args.json, "--json")
     _check_output_dir(args.csv, "--csv")

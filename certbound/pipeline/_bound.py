@@ -211,8 +211,8 @@ class BoundSettings:
         if self.spectrum_mode not in ("fast", "tight", "arb"):
             raise ValueError(f"--spectrum-mode must be 'fast', 'tight' or 'arb', not {self.spectrum_mode!r}")
         if isinstance(self.partition_ratio, bool) or not isinstance(self.partition_ratio, (int, float)) \
-                or not self.partition_ratio > 1:
-            raise ValueError("--partition-ratio must be > 1")
+                or not 1 < self.partition_ratio < math.inf:
+            raise ValueError(f"--partition-ratio: {self.partition_ratio!r} is not a finite number > 1")
         for name in ("seq_len", "p_grid_m"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):

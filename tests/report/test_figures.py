@@ -69,13 +69,16 @@ def test_proxies_command_errors(tmp_path, capsys):
     write_tiny_bert(d)
     assert main(["proxies", str(d), "--layers", "5"]) == 2
     assert not (tmp_path / "x.json").exists()
+    # --layers takes 0-based indices as in `spectrum`; the proxies need a prefix 0..K-1.
+    assert main(["proxies", str(d), "--layers", "1"]) == 2
+    assert "prefix" in capsys.readouterr().err
 
 
 def test_prefix_layers_option(tmp_path, capsys):
     d = tmp_path / "tiny"
     write_tiny_bert(d, L=3)
     js = tmp_path / "p.json"
-    assert main(["proxies", str(d), "--layers", "2", "--variant", "paper", "--json", str(js), "--no-grid"]) == 0
+    assert main(["proxies", str(d), "--layers", "0-1", "--variant", "paper", "--json", str(js), "--no-grid"]) == 0
     doc = json.loads(js.read_text())
     assert doc["variant"] == "paper" and doc["L"] == 2 and "c" not in doc["matrices"][0]
     assert "prefix" in capsys.readouterr().out
