@@ -157,22 +157,39 @@ class NetworkConfiguration:
             ks.append(READOUT_KEY)
         return ks
 
+    def _silent(self, j: int) -> bool:
+        """``K'_j = 0`` proved: matrix ``j`` does not affect the output (Lemma B, edge case)."""
+        return self.k_prime[j].upper() == 0
+
+    def _k_prime_divisor(self, j: int) -> arb:
+        # K'_j ≥ 0; dividing by its upper end gives a smaller, still valid ε_j (K'_j ε_j ≤ w_j η).
+        k = self.k_prime[j]
+        return k if k > 0 else k.upper()
+
+    def _epsilon(self, j: int, eta: arb, weights: Sequence) -> arb:
+        """``ε_j = w_j η / K'_j`` (Corollary B1); ``c_j ρ_j`` when ``K'_j = 0`` (its term ``K'_j ε_j`` is 0 and H_A = 0)."""
+        if self._silent(j):
+            return self.classes[j].c * self._rho(j, eta, weights)
+        return as_arb(weights[j]) * eta / self._k_prime_divisor(j)
+
     def _rho(self, j: int, eta: arb, weights: Sequence) -> arb:
         if j >= len(self.slots):
             return arb(1)
         slot = self.slots[j]
         if slot.type == "M_out":
             i = self._feeder[j]
-            eps_in = as_arb(weights[i]) * eta / self.k_prime[i]
-            return input_radius(self.spec, self.c, slot, eps_in)
+            return input_radius(self.spec, self.c, slot, self._epsilon(i, eta, weights))
         return input_radius(self.spec, self.c, slot)
 
     # ------------------------------------------------------------------ Arb
     def matrix_accuracy(self, j: int, eta: Number, weights: Sequence[Fraction]) -> tuple[arb, arb]:
-        """``(ε_j, ρ_j)`` at node η: ``ε_j = w_j η / K'_j`` (Corollary B1) and the input radius."""
+        """``(ε_j, ρ_j)`` at node η: ``ε_j = w_j η / K'_j`` (Corollary B1) and the input radius.
+
+        A matrix with ``K'_j = 0`` gets ``ε_j = c_j ρ_j`` (``proofs/theory-network.md`` §B, edge case).
+        """
         with prec():
             e = as_arb(eta)
-            return as_arb(weights[j]) * e / self.k_prime[j], self._rho(j, e, weights)
+            return self._epsilon(j, e, weights), self._rho(j, e, weights)
 
     def log_cover_network(
         self,
@@ -197,10 +214,15 @@ class NetworkConfiguration:
             parts = []
             for j, cls in enumerate(self.classes):
                 ch = choices[j] if choices is not None else None
+                if self._silent(j):
+                    # K'_j = 0: ε_j = c_j ρ_j gives H_A = 0 and contributes K'_j ε_j = 0 (Lemma B, edge case);
+                    # never divide by K'_j.
+                    parts.append(arb(0))
+                    continue
                 rho = self._rho_const[j]
                 if rho is None:
                     rho = self._rho(j, e_arb, w)
-                e = w[j] * e_arb / self.k_prime[j] / rho
+                e = w[j] * e_arb / self._k_prime_divisor(j) / rho
                 if ch is not None and ch.kind == "rank":
                     # inline Lemma A, rank branch (same as log_cover_linear_map → log_cover_rank_part)
                     if bool(e >= cls.c) or self._rank_coef[j] is None:
@@ -226,9 +248,16 @@ class NetworkConfiguration:
         etas = np.asarray(etas, dtype=float)
         kp = self.float_scales()
         w = np.array([float(x) for x in weights])
-        eps = (w[:, None] * etas[None, :]) / kp[:, None]
+        silent = kp == 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            eps = (w[:, None] * etas[None, :]) / np.where(silent, 1.0, kp)[:, None]
+        # K'_j = 0: ε_j/ρ_j = c_j, where H_A = 0 (Lemma B, edge case); for an M_in that is also its ε (ρ = 1).
+        for j in np.flatnonzero(silent):
+            eps[j] = float_upper(self.classes[j].c)
         phi0, phi1 = float_upper(self.spec.phi0), float_upper(self.spec.phi1)
         for j, slot in enumerate(self.slots):
+            if silent[j]:
+                continue
             if slot.type == "M":
                 eps[j] /= phi0 + phi1
             elif slot.type == "M_out":

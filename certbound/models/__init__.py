@@ -1,6 +1,6 @@
 """The theory-faithful Π-Transformer, its demo task and checkpoints.
 
-The model class of ``/work/shared/theory/explicit-bound.md`` §1 exactly
+The model class of ``proofs/theory-lipschitz.md`` §1 exactly
 (``proofs/theory-lipschitz.md``): unit-ball input rows, L blocks of multi-head
 attention → Π → feed-forward (variant P or B) → Π, optional residual, a
 learned readout of row 0 with ‖w‖₂ ≤ C_w, a bounded Lipschitz loss. For this

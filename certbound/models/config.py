@@ -1,7 +1,7 @@
 """Configuration of the theory-faithful Π-Transformer (no torch needed).
 
 A :class:`PiTransformerConfig` fixes everything the theory calls *architecture*
-(``/work/shared/theory/explicit-bound.md`` §1, ``proofs/theory-lipschitz.md``):
+(``proofs/theory-lipschitz.md`` §1):
 width N, depth L, heads H, head width d_h, the feed-forward variant
 (``"single"`` = variant P: Π(φ(Y) M); ``"two"`` = variant B:
 Π(φ(Y M_in) M_out)), the residual flag, the activation (ReLU), the readout

@@ -1,6 +1,6 @@
 """The Π-Transformer of spec §1 as a numpy forward pass (evaluation; no torch).
 
-This is the model class of ``/work/shared/theory/explicit-bound.md`` §1.3
+This is the model class of ``proofs/theory-lipschitz.md`` §1.3
 (``proofs/theory-lipschitz.md``), written out literally in float64:
 
 * X ← Π(X) (rows projected onto the closed unit ball, so (A1) holds for any input);

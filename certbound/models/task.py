@@ -8,7 +8,7 @@ norm-based attention bounds (Edelman et al. 2022): the label depends on a few
 positions of a long sequence, and attention has to find them.
 
 Embedding (fixed, not learned; every row has Euclidean norm exactly 1, so the
-data satisfy assumption (A1) of ``/work/shared/theory/explicit-bound.md``):
+data satisfy assumption (A1) of the specification (restated in ``proofs/theory-lipschitz.md`` §1.1)):
 
 * width N = 2 + T: two coordinates for the symbol (one-hot) and T for the
   position (one-hot);
