@@ -11,6 +11,10 @@ Main entry points
 * :func:`theorem1_fixed_bound` — the bound for a configuration fixed a priori.
 * :func:`log_cover_linear_map` — Lemma A (explicit Theorem 4.1) for one matrix.
 * :class:`TransformerSpec` — the model class (variants P/B, residual, constants).
+* :func:`diameter_bound`, :func:`one_step_bound` — Lemmas C0 and C2 (the reported Rademacher
+  term is the minimum of these and the Dudley sum, ``BoundResult.rademacher``).
+* :func:`ramp_loss_constants`, :func:`empirical_ramp_loss_upper`, :func:`zero_one_error_bound` —
+  the ramp loss and the certified 0-1 test error (Corollary T3).
 
 ``certbound.bounds.proxies`` (the authors' proxies) is a separate module,
 imported explicitly.
@@ -34,6 +38,9 @@ from certbound.bounds._dudley import dudley_bound, dudley_cutoff, dudley_partiti
 from certbound.bounds._grids import (
     grid_round_up,
     grid_value,
+    light_index_prior,
+    light_rank_prior,
+    light_spectral_prior,
     log_inv_prior,
     p_grid,
     p_grid_m,
@@ -51,7 +58,21 @@ from certbound.bounds._lipschitz import (
     paper_alpha,
     scale,
 )
+from certbound.bounds._margin import (
+    combine_ramp_upper,
+    empirical_ramp_loss_upper,
+    ramp_loss,
+    ramp_loss_constants,
+    ramp_upper_from_violations,
+    zero_one_error_bound,
+)
 from certbound.bounds._network_cover import READOUT_KEY, MatrixConstraint, NetworkConfiguration, alloc_weights
+from certbound.bounds._rademacher import (
+    certified_rademacher_minimum,
+    diameter_bound,
+    one_step_bound,
+    one_step_cutoff,
+)
 from certbound.bounds._spec import MatrixSlot, TransformerSpec, activation_constants, gelu_lipschitz
 from certbound.bounds._theorems import (
     BoundOptions,
@@ -120,4 +141,17 @@ __all__ = [
     "gap_bound_posthoc",
     "proposition_a3",
     "corollary_b2",
+    "diameter_bound",
+    "one_step_bound",
+    "one_step_cutoff",
+    "certified_rademacher_minimum",
+    "ramp_loss_constants",
+    "ramp_loss",
+    "empirical_ramp_loss_upper",
+    "ramp_upper_from_violations",
+    "combine_ramp_upper",
+    "zero_one_error_bound",
+    "light_index_prior",
+    "light_rank_prior",
+    "light_spectral_prior",
 ]
