@@ -202,7 +202,11 @@ def test_existing_output_survives_a_failed_run(bert_dir, tmp_path, capsys):
     write_safetensors(str(d / "model.safetensors"), stored, "F64")
     assert main(["spectrum", str(d), "--json", str(out), "--quiet"]) == 2
     assert json.loads(out.read_text()) == {"old": True}
-    assert sorted(os.listdir(tmp_path)) == ["keep.json", "model"]
+    # The records of the matrices certified before the error stay, for --resume
+    # once the tensor is fixed (layer 0's 2·H heads come before its M_in).
+    assert sorted(os.listdir(tmp_path)) == ["keep.json", "keep.json.records.jsonl", "model"]
+    lines = (tmp_path / "keep.json.records.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 2 * H and all(json.loads(x)["record"]["layer"] == 0 for x in lines[1:])
 
 
 def test_progress_bar_only_on_a_terminal():

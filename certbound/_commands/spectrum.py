@@ -5,7 +5,9 @@ for which matrices and how they are sliced) this certifies all singular values
 (per-head QK/VO through the product path, never formed) and reports σ₁,
 ‖·‖_F, ‖·‖_*, ‖·‖_{2,1}, S_p at a few p and certified rank bounds, as a table,
 and optionally as JSON (``--json``) and CSV (``--csv``). Output files are
-written atomically after everything is computed, so an error leaves none.
+written atomically after everything is computed, so an error leaves none;
+with ``--json`` each record is also appended to a records file as soon as it
+is certified, so ``--resume`` continues an interrupted run.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from fractions import Fraction
 from typing import Any
 
 from certbound.ball import ball_from_json, decimal_upper
-from certbound.pipeline import spectrum_report
+from certbound.pipeline import spectrum_run, spectrum_store_settings
+from certbound.pipeline._streaming import MemoryRecordStore, RecordStore, stage_report_json
 from certbound.report.table import format_table
 from certbound._commands._options import LAYERS_HELP, parse_layers
-from certbound.report.writers import csv_text, json_text, write_all
+from certbound.report.writers import csv_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
 
@@ -51,6 +54,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mapping", metavar="FILE",
                         help="JSON mapping of tensor names for an unsupported architecture (see docs)")
     parser.add_argument("--quiet", action="store_true", help="do not print the table")
+    parser.add_argument("--records", metavar="FILE",
+                        help="append each certified matrix's record to this JSON Lines file as it is done "
+                             "(default with --json: FILE.records.jsonl next to it, removed after success)")
+    parser.add_argument("--resume", action="store_true",
+                        help="reuse the records file of an interrupted run: matrices whose record certified "
+                             "the same exact values (sha256 checked) are not certified again")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="certify on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' for a "
+                             "LocalCluster of --jobs worker processes; workers read the model from the same path "
+                             "(needs certbound[dask])")
 
 
 def _parse_ps(text: str) -> list[str]:
@@ -139,17 +152,47 @@ def run(args: argparse.Namespace) -> int:
     # Fail before the (long) computation if an output cannot be written.
     _check_output_dir(args.json, "--json")
     _check_output_dir(args.csv, "--csv")
-    report = spectrum_report(args.model, mode=args.mode, raw=args.raw, scale_logits=args.scale_logits, ps=ps,
-                             layers=layers, jobs=args.jobs, config=args.config, mapping=args.mapping,
-                             include_sigma=bool(args.json), progress=True)
-    # Serialise everything first, then write: no partial or half-set of files on error.
-    outputs = []
-    if args.json:
-        outputs.append((args.json, json_text(report)))
-    if args.csv:
-        header, rows = _csv_rows(report)
-        outputs.append((args.csv, csv_text(rows, header)))
-    write_all(outputs)
+    records_path = args.records or (args.json + ".records.jsonl" if args.json else None)
+    if args.resume and records_path is None:
+        raise ValueError("--resume needs the records file of the interrupted run: give --json FILE "
+                         "(its records are FILE.records.jsonl) or --records FILE")
+    _check_output_dir(records_path, "--records")
+    include_sigma = bool(args.json)
+    if records_path is None:
+        store = MemoryRecordStore()
+    else:
+        store = RecordStore(records_path, spectrum_store_settings(args.mode, ps, include_sigma), resume=args.resume)
+    try:
+        run = spectrum_run(args.model, mode=args.mode, raw=args.raw, scale_logits=args.scale_logits, ps=ps,
+                           layers=layers, jobs=args.jobs, config=args.config, mapping=args.mapping,
+                           include_sigma=include_sigma, progress=True, store=store, dask=args.dask)
+        if args.resume:
+            print(f"certbound spectrum: resumed from {records_path}: {store.reused} matrices reused (same sha256), "
+                  f"{store.added} certified", file=sys.stderr)
+        # The table and CSV need no σ lists: a small in-memory report; the JSON streams from the store.
+        report = run.report(include_sigma=False)
+        outputs = []
+        if args.csv:
+            header, rows = _csv_rows(report)
+            outputs.append((args.csv, csv_text(rows, header)))
+        # All-or-nothing as write_all: the JSON is streamed into a staged file first.
+        staged = stage_report_json(args.json, run.head, run.records()) if args.json else None
+    except BaseException:
+        store.close()
+        if records_path is not None and not args.resume and store.added == 0:
+            os.unlink(records_path)  # nothing certified: no records file worth keeping
+        raise
+    store.close()
+    try:
+        write_all(outputs)
+    except BaseException:
+        if staged is not None:
+            staged.discard()
+        raise
+    if staged is not None:
+        staged.commit()
+    if records_path is not None and not args.records:
+        os.unlink(records_path)  # the JSON holds everything now
     if not args.quiet:
         print(format_report_table(report))
     failed = [r for r in report["matrices"] if not r["certified"]]

@@ -27,7 +27,15 @@ from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonv
 from certbound.pipeline._progress import ProgressCallback, TerminalProgress, progress_reporter
 from certbound.pipeline._proxies import model_quantities
 from certbound.pipeline._resolve import resolve_model, resolve_packaged_name
-from certbound.pipeline._spectrum import certify_theory_matrix, scaled_enclosure, spectrum_report, weights_digest
+from certbound.pipeline._spectrum import (
+    SpectrumRun,
+    certify_theory_matrix,
+    scaled_enclosure,
+    spectrum_report,
+    spectrum_run,
+    spectrum_store_settings,
+    weights_digest,
+)
 
 __all__ = [
     "BoundSettings",
@@ -38,6 +46,9 @@ __all__ = [
     "parse_count",
     "parse_number",
     "spectrum_report",
+    "spectrum_run",
+    "SpectrumRun",
+    "spectrum_store_settings",
     "certify_theory_matrix",
     "scaled_enclosure",
     "weights_digest",

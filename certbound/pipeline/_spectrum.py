@@ -11,12 +11,11 @@ bounds; :func:`spectrum_report` assembles the JSON report of a whole model
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import dataclasses
-import hashlib
-import multiprocessing
+import functools
 import os
+import uuid
 import warnings
 from typing import Any, Iterable, Iterator
 
@@ -37,9 +36,20 @@ from certbound.enclose._input import as_exact_float64_matrix
 from certbound.enclose.quantities import norms_and_schatten
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
+from certbound.pipeline._streaming import (
+    MatrixOutcome,
+    MemoryRecordStore,
+    ModelSource,
+    combined_sha256,
+    matrix_sha256,
+    plan_tasks,
+    run_processes,
+    run_serial,
+    write_report_json,
+)
 
 __all__ = ["certify_theory_matrix", "scaled_enclosure", "spectrum_report", "spectrum_report_of",
-           "weights_digest"]
+           "spectrum_run", "spectrum_run_of", "SpectrumRun", "spectrum_store_settings", "weights_digest"]
 
 
 def scaled_enclosure(enc: Any, scale: Any) -> Any:
@@ -143,11 +153,6 @@ def _zero_json() -> dict[str, Any]:
     return {"lower": "0", "upper": "0", "mid": 0.0, "exact": {"lower": "0", "upper": "0"}}
 
 
-def _worker(args: tuple[Any, str, list[str], bool]) -> dict[str, Any]:
-    m, mode, ps, include_sigma = args
-    return certify_theory_matrix(m, mode, ps, include_sigma=include_sigma)
-
-
 _BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -172,56 +177,6 @@ def _single_threaded_blas_env() -> Iterator[None]:
                 os.environ[k] = v
 
 
-def _certify_all(matrices: Iterator[Any], total: int, mode: str, ps: list[str], jobs: int,
-                 include_sigma: bool = True, progress: ProgressSpec = None) -> list[dict[str, Any]]:
-    """Certify every matrix (in order), in this process or in ``jobs`` spawned workers."""
-    prog = progress_reporter(progress, total)
-    results: list[dict[str, Any]] = []
-    try:
-        if jobs <= 1:
-            for m in matrices:
-                results.append(certify_theory_matrix(m, mode, ps, include_sigma=include_sigma))
-                prog.step(m.label)
-            return results
-        # Bounded window of in-flight tasks: the generator reads one tensor at a
-        # time, and only ~2·jobs matrices are pickled to workers at once.
-        window = 2 * jobs
-        with _single_threaded_blas_env(), cf.ProcessPoolExecutor(
-                max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            pending: list[tuple[Any, cf.Future[dict[str, Any]]]] = []
-            try:
-                for m in matrices:
-                    pending.append((m.label, pool.submit(_worker, (m, mode, ps, include_sigma))))
-                    while len(pending) >= window:
-                        label, fut = pending.pop(0)
-                        results.append(fut.result())
-                        prog.step(label)
-                for label, fut in pending:
-                    results.append(fut.result())
-                    prog.step(label)
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)  # do not finish useless work
-                raise
-        return results
-    finally:
-        prog.close()
-
-
-def _digest_update(h: Any, m: Any) -> None:
-    """Feed one theory matrix's identity and exact stored values into a hash."""
-    h.update(f"{m.layer}|{m.head}|{m.type}|{tuple(m.shape)}|{m.logit_scale_d}|{m.logit_scale_folded}|".encode())
-    for a in (m.factors if m.factors is not None else (m.dense,)):
-        a = np.ascontiguousarray(a, dtype=np.float64)
-        h.update(repr(a.shape).encode())
-        h.update(a.tobytes())
-
-
-def _digesting(gen: Iterator[Any], h: Any) -> Iterator[Any]:
-    for m in gen:
-        _digest_update(h, m)
-        yield m
-
-
 def _report_types(layout: Any) -> tuple[str, ...]:
     """The matrix types a spectrum report holds for this layout."""
     types = tuple(getattr(layout, "matrix_types", MATRIX_TYPES))
@@ -233,34 +188,155 @@ def _report_types(layout: Any) -> tuple[str, ...]:
 def weights_digest(ck: Any, layout: Any, *, raw: bool, scale_logits: bool, layers: list[int] | None) -> str:
     """sha256 of the exact matrices a ``certbound spectrum`` report with these options certifies.
 
-    ``certbound bound --spectra`` recomputes it from the model and refuses a
-    report whose digest differs: a report is only reused for the weights it
-    certified.
+    The sha256 of the per-matrix digests (:func:`~certbound.pipeline._streaming.matrix_sha256`:
+    identity and exact float64 values) in report order, so that workers that
+    each read their own matrices can compute it. ``certbound bound --spectra``
+    recomputes it from the model and refuses a report whose digest differs: a
+    report is only reused for the weights it certified.
     """
-    h = hashlib.sha256()
-    for m in theory_matrices(ck, layout=layout, types=_report_types(layout), raw=raw, scale_logits=scale_logits,
-                             layers=layers):
-        _digest_update(h, m)
-    return h.hexdigest()
+    return combined_sha256(matrix_sha256(m) for m in theory_matrices(
+        ck, layout=layout, types=_report_types(layout), raw=raw, scale_logits=scale_logits, layers=layers))
+
+
+def spectrum_store_settings(mode: str, ps: Iterable[str], include_sigma: bool) -> dict[str, Any]:
+    """What a stored record depends on besides its matrix (a resumed records file must match)."""
+    return {"certbound_version": __version__, "mode": mode, "p": [str(p) for p in ps], "sigma": bool(include_sigma)}
+
+
+@dataclasses.dataclass
+class SpectrumRun:
+    """A finished ``certbound spectrum`` run whose records live in a store (on disk for big models).
+
+    ``head`` is the report without ``"matrices"``; :meth:`records` reads the
+    records back in report order, one at a time, each checked against the
+    digest of the matrix this run read.
+    """
+
+    head: dict[str, Any]
+    outcomes: list[MatrixOutcome]
+    store: MemoryRecordStore
+
+    def records(self, *, include_sigma: bool = True) -> Iterator[dict[str, Any]]:
+        """The records in report order (``include_sigma=False`` drops the σ lists)."""
+        for o in self.outcomes:
+            rec = self.store.get(o.key, o.sha256)
+            if not include_sigma:
+                rec = {k: v for k, v in rec.items() if k != "sigma"}
+            yield rec
+
+    def report(self, *, include_sigma: bool = True) -> dict[str, Any]:
+        """The whole report as one dict (in memory)."""
+        return {**self.head, "matrices": list(self.records(include_sigma=include_sigma))}
+
+    def write_json(self, path: str | os.PathLike[str]) -> None:
+        """Write the report atomically, streaming the records (the text of ``json_text(self.report())``)."""
+        write_report_json(path, self.head, self.records())
+
+
+def spectrum_run(model: str, *, mode: str = "fast", raw: bool = False, scale_logits: bool = False,
+                 ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
+                 config: str | None = None, mapping: str | None = None, include_sigma: bool = True,
+                 progress: ProgressSpec = None, store: MemoryRecordStore | None = None,
+                 dask: str | None = None) -> SpectrumRun:
+    """Certify a model's matrices into ``store``: the report head and the per-matrix digests.
+
+    ``model`` is a checkpoint path or a packaged checkpoint name. The work is
+    split into tasks (:func:`~certbound.pipeline._streaming.plan_tasks`: the
+    matrices of one layer read from the same tensors) run in this process, in
+    ``jobs`` spawned processes, or on the Dask scheduler ``dask`` (``"local"``:
+    a LocalCluster of ``jobs`` processes); each task reads its own tensors
+    from the model's path, so no arrays are sent anywhere. Records are put in
+    ``store`` as they are certified; records already in ``store`` (a resumed
+    :class:`~certbound.pipeline._streaming.RecordStore`) whose matrix digest is
+    unchanged are reused, not recomputed.
+    """
+    path = resolve_packaged_name(model)
+    ck, layout = open_model(path, config=config, mapping=mapping)
+    try:
+        return spectrum_run_of(ck, layout, path, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
+                               layers=layers, jobs=jobs, include_sigma=include_sigma, progress=progress,
+                               store=store, dask=dask)
+    finally:
+        ck.close()
+
+
+def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw: bool = False,
+                    scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
+                    layers: list[int] | None = None, jobs: int = 1, include_sigma: bool = True,
+                    progress: ProgressSpec = None, store: MemoryRecordStore | None = None,
+                    dask: str | None = None) -> SpectrumRun:
+    """:func:`spectrum_run` of an opened checkpoint ``ck`` with its resolved ``layout`` (not closed here).
+
+    ``path`` is what the report's ``"model"`` field names. Serial runs use
+    ``ck`` itself; workers (``jobs > 1``, ``dask``) reopen ``ck.path`` with
+    ``layout``, so those need a checkpoint on disk.
+    """
+    ps = list(ps)
+    store = MemoryRecordStore() if store is None else store
+    types = _report_types(layout)
+    tasks = plan_tasks(layout, types, raw=raw, layers=layers)
+    nl = layout.num_layers if layers is None else len(layers)
+    total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
+    source = ModelSource(os.path.abspath(ck.path), layout, scale_logits=scale_logits, run=uuid.uuid4().hex)
+    certify = functools.partial(certify_theory_matrix, mode=mode, ps=ps, include_sigma=include_sigma)
+    if (dask is not None or jobs > 1) and not os.path.exists(ck.path):
+        raise ValueError(f"{ck.path}: parallel workers reopen the model from its path, and there is no such "
+                         f"file (run with one job)")
+    prog = progress_reporter(progress, total)
+
+    def step(out: MatrixOutcome) -> None:
+        layer, head, typ = out.key
+        prog.step(f"layer {layer}" + ("" if head is None else f" head {head}") + f" {typ}")
+
+    try:
+        if dask is not None:
+            from certbound.pipeline._distributed import run_dask
+
+            outcomes = run_dask(dask, source, tasks, certify, store, n_workers=jobs, on_matrix=step)
+        elif jobs > 1:
+            with _single_threaded_blas_env():
+                outcomes = run_processes(source, tasks, certify, store, jobs, on_matrix=step)
+        else:
+            outcomes = run_serial(source, tasks, certify, store, on_matrix=step, opened=(ck, layout))
+    finally:
+        prog.close()
+    cfg = layout.summary()
+    cfg.update({"format": ck.format, "config_file": ck.config_path,
+                "model_type": (ck.config or {}).get("model_type")})
+    if ck.config and "_inferred" in ck.config:
+        cfg["config_inferred"] = ck.config["_inferred"]
+    head = {
+        "model": path,
+        "config": cfg,
+        "options": {"mode": mode, "raw": raw, "scale_logits": scale_logits, "p": ps, "layers": layers,
+                    "ignored": ("none (certbound-pi: the model has no biases, LayerNorm or embeddings)"
+                                if layout.theory_config is not None else
+                                "biases, LayerNorm, embeddings, pooler/heads, position biases")},
+        "certbound_version": __version__,
+        # sha256 of every certified matrix's digest (identity and exact float64
+        # values; `certbound bound --spectra` checks it against the model it bounds)
+        "weights_sha256": combined_sha256(o.sha256 for o in outcomes),
+    }
+    return SpectrumRun(head, outcomes, store)
 
 
 def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_logits: bool = False,
                     ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
                     config: str | None = None, mapping: str | None = None,
-                    include_sigma: bool = True, progress: ProgressSpec = None) -> dict[str, Any]:
+                    include_sigma: bool = True, progress: ProgressSpec = None,
+                    dask: str | None = None) -> dict[str, Any]:
     """The whole JSON report of ``certbound spectrum`` as a dict (see the README).
 
     ``model`` is a checkpoint path or a packaged checkpoint name.
     ``include_sigma=False`` omits every record's ``"sigma"`` list (used when no
     JSON file is requested). ``progress``: see :mod:`certbound.pipeline._progress`.
+    For a model too big to hold its report in memory, use :func:`spectrum_run`
+    with a :class:`~certbound.pipeline._streaming.RecordStore` and
+    :meth:`SpectrumRun.write_json`.
     """
-    path = resolve_packaged_name(model)
-    ck, layout = open_model(path, config=config, mapping=mapping)
-    try:
-        return spectrum_report_of(ck, layout, path, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
-                                  layers=layers, jobs=jobs, include_sigma=include_sigma, progress=progress)
-    finally:
-        ck.close()
+    return spectrum_run(model, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps, layers=layers, jobs=jobs,
+                        config=config, mapping=mapping, include_sigma=include_sigma, progress=progress,
+                        dask=dask).report()
 
 
 def spectrum_report_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw: bool = False,
@@ -271,30 +347,5 @@ def spectrum_report_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", r
 
     ``path`` is what the report's ``"model"`` field names.
     """
-    ps = list(ps)
-    nl = layout.num_layers if layers is None else len(layers)
-    # the layout's own types (certbound-pi: M for variant P, and its learned readout)
-    types = _report_types(layout)
-    total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
-    digest = hashlib.sha256()
-    gen = _digesting(theory_matrices(ck, layout=layout, types=types, raw=raw, scale_logits=scale_logits,
-                                     layers=layers), digest)
-    records = _certify_all(gen, total, mode, ps, jobs, include_sigma, progress)
-    cfg = layout.summary()
-    cfg.update({"format": ck.format, "config_file": ck.config_path,
-                "model_type": (ck.config or {}).get("model_type")})
-    if ck.config and "_inferred" in ck.config:
-        cfg["config_inferred"] = ck.config["_inferred"]
-    return {
-        "model": path,
-        "config": cfg,
-        "options": {"mode": mode, "raw": raw, "scale_logits": scale_logits, "p": ps, "layers": layers,
-                    "ignored": ("none (certbound-pi: the model has no biases, LayerNorm or embeddings)"
-                                if layout.theory_config is not None else
-                                "biases, LayerNorm, embeddings, pooler/heads, position biases")},
-        "certbound_version": __version__,
-        # sha256 over every certified matrix's identity and exact float64 values
-        # (`certbound bound --spectra` checks it against the model it bounds)
-        "weights_sha256": digest.hexdigest(),
-        "matrices": records,
-    }
+    return spectrum_run_of(ck, layout, path, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps, layers=layers,
+                           jobs=jobs, include_sigma=include_sigma, progress=progress).report()

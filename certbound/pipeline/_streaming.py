@@ -1,0 +1,590 @@
+"""Certify a model's matrices at any size: bounded memory, records on disk, resume.
+
+The unit of work is a :class:`MatrixTask`: the matrices of one layer that are
+built from the same stored tensors (all QK heads; all VO heads; one FFN
+matrix; the readout). A task is a *recipe* — layer and matrix types — not
+arrays: whoever runs it (this process, a process pool, a Dask worker) opens
+the checkpoint itself through a picklable :class:`ModelSource`, reads only
+that task's tensors (memory-mapped, one at a time) and certifies them with a
+``certify(TheoryMatrix) -> dict`` function. So the memory of a run is bounded
+by what one task needs, whatever the model size.
+
+Every matrix is identified by its key ``(layer, head, type)`` and by
+:func:`matrix_sha256`, the sha256 of its identity and exact float64 values.
+Certified records are appended to a :class:`RecordStore` (JSON Lines, one
+fsync'ed line per matrix) as they are produced. A resumed run passes the
+stored digests to each task: a matrix whose digest equals its record's is not
+certified again; one whose digest differs (other weights, same names and
+shapes) is certified again and its new record supersedes the old one. A
+record is therefore only ever reused for the exact values it certified — the
+certificate is a function of those values and of the settings, which the
+store's header pins (a store written with other settings is refused).
+
+:func:`write_report_json` assembles the final report from the store in report
+order, streaming record by record into an atomically replaced file; the text
+is byte-identical to ``json_text(report)`` of the whole report in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import signal
+import tempfile
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+__all__ = [
+    "MatrixKey",
+    "matrix_key",
+    "matrix_sha256",
+    "combined_sha256",
+    "ModelSource",
+    "MatrixTask",
+    "MatrixOutcome",
+    "plan_tasks",
+    "iter_task",
+    "run_task",
+    "RecordStore",
+    "MemoryRecordStore",
+    "run_serial",
+    "run_processes",
+    "with_known",
+    "write_report_json",
+    "stage_report_json",
+    "StagedFile",
+    "FAULT_ENV",
+]
+
+MatrixKey = tuple[int, "int | None", str]
+
+#: Testing hook: with this environment variable set to k, a store kills its own
+#: process with SIGKILL right after the k-th record it appended is on disk (a
+#: deterministic stand-in for a crash or ``kill -9`` mid-run).
+FAULT_ENV = "CERTBOUND_TEST_SIGKILL_AFTER_RECORDS"
+
+_STORE_FORMAT = "certbound-spectrum-records"
+_STORE_VERSION = 1
+
+
+def matrix_key(m: Any) -> MatrixKey:
+    """``(layer, head, type)`` of a :class:`~certbound.checkpoints.TheoryMatrix`: unique within a report."""
+    return (int(m.layer), None if m.head is None else int(m.head), str(m.type))
+
+
+def matrix_sha256(m: Any) -> str:
+    """sha256 (hex) of a theory matrix's identity and exact stored values.
+
+    Fed: ``layer|head|type|shape|logit_scale_d|logit_scale_folded|``, then for
+    each factor (or the dense matrix) its shape and its C-ordered float64
+    bytes. Two matrices with equal digests are, up to a sha256 collision, the
+    same matrix with the same pending scale.
+
+    >>> import numpy as np
+    >>> from certbound.checkpoints import TheoryMatrix
+    >>> a = TheoryMatrix(0, None, "M_in", (2, 2), dense=np.eye(2))
+    >>> b = TheoryMatrix(0, None, "M_in", (2, 2), dense=np.array([[1.0, 0], [0, 1 + 2**-52]]))
+    >>> matrix_sha256(a) == matrix_sha256(a), matrix_sha256(a) == matrix_sha256(b)
+    (True, False)
+    """
+    import numpy as np
+
+    h = hashlib.sha256()
+    h.update(f"{m.layer}|{m.head}|{m.type}|{tuple(m.shape)}|{m.logit_scale_d}|{m.logit_scale_folded}|".encode())
+    for a in (m.factors if m.factors is not None else (m.dense,)):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode())
+        h.update(memoryview(a).cast("B"))
+    return h.hexdigest()
+
+
+def combined_sha256(digests: Iterable[str]) -> str:
+    """The report's ``weights_sha256``: sha256 of the per-matrix digests in report order.
+
+    >>> combined_sha256([]) == hashlib.sha256(b"").hexdigest()
+    True
+    """
+    h = hashlib.sha256()
+    for d in digests:
+        h.update(d.encode("ascii") + b"\n")
+    return h.hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSource:
+    """Everything a process needs to read the model's matrices itself (picklable; no arrays).
+
+    ``path`` is the checkpoint (directory or weights file) and must name the
+    same files on every machine that runs tasks (a shared file system for a
+    Dask cluster); ``layout`` is the resolved
+    :class:`~certbound.checkpoints.ModelLayout` (tensor names, sizes, slicing),
+    so workers need neither the config nor a mapping file. ``run`` is a token
+    unique to one run: worker processes keep the model open between the tasks
+    of a run, never into another run (the files may have been rewritten since).
+    """
+
+    path: str
+    layout: Any
+    scale_logits: bool = False
+    run: str = ""
+
+    def open(self) -> tuple[Any, Any]:
+        """``(Checkpoint, ModelLayout)`` (metadata only; tensors are read on demand)."""
+        from certbound.checkpoints import load_checkpoint
+
+        return load_checkpoint(self.path), self.layout
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixTask:
+    """The matrices of one layer built from the same tensors, in report order.
+
+    Attributes
+    ----------
+    index : int
+        Position of the task in the run (tasks' matrices concatenate to the report).
+    layer : int
+    types : tuple of str
+        Matrix types passed to :func:`~certbound.checkpoints.theory_matrices`.
+    known : tuple of (MatrixKey, str)
+        Matrices already certified, with the digest their record certified.
+    """
+
+    index: int
+    layer: int
+    types: tuple[str, ...]
+    known: tuple[tuple[MatrixKey, str], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixOutcome:
+    """One matrix of a task: its key, digest, and new record (``None``: the stored one is valid)."""
+
+    key: MatrixKey
+    sha256: str
+    record: dict[str, Any] | None
+
+
+def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
+               layers: Sequence[int] | None = None) -> list[MatrixTask]:
+    """Split a report into tasks, in report order (see the module doc).
+
+    ``types`` are the report's types (as for
+    :func:`~certbound.checkpoints.theory_matrices`); ``raw`` adds W_Q, W_K to
+    the QK task and W_V, W_O to the VO task, where the serial order has them.
+    """
+    want = set(types)
+    layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
+    for layer in layer_list:
+        if not 0 <= layer < layout.num_layers:
+            raise ValueError(f"layer {layer} out of range (model has {layout.num_layers} layers)")
+    groups: list[tuple[str, ...]] = []
+    for attn, raws in (("QK", ("W_Q", "W_K")), ("VO", ("W_V", "W_O"))):
+        g = tuple(t for t in (attn,) if t in want) + (raws if raw else ())
+        if g:
+            groups.append(g)
+    ffn = [t for t in ("M_in", "M_out", "M") if t in want]
+    if ffn and getattr(layout, "ffn_kind", "two") == "single":
+        groups.append(tuple(ffn))  # the FFN pair means variant P's single M
+    else:
+        groups.extend((t,) for t in ffn)
+    tasks: list[MatrixTask] = []
+    for layer in layer_list:
+        for g in groups:
+            tasks.append(MatrixTask(len(tasks), layer, g))
+    if "readout" in want and layout.num_layers - 1 in layer_list:
+        tasks.append(MatrixTask(len(tasks), layout.num_layers - 1, ("readout",)))
+    return tasks
+
+
+# One opened model per worker process and run (Dask and pool workers run many tasks of one model).
+_OPENED: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
+def _opened(source: ModelSource) -> tuple[Any, Any]:
+    key = (source.path, source.run)
+    got = _OPENED.get(key)
+    if got is None:
+        for ck, _ in _OPENED.values():
+            ck.close()
+        _OPENED.clear()
+        got = _OPENED[key] = source.open()
+    return got
+
+
+def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], dict[str, Any]],
+              opened: tuple[Any, Any] | None = None) -> Iterator[MatrixOutcome]:
+    """Read a task's matrices and certify those without a valid record, one at a time.
+
+    ``opened`` is the ``(Checkpoint, ModelLayout)`` of ``source`` if the
+    caller holds it open; otherwise this process's copy for the run is used.
+    """
+    from certbound.checkpoints import theory_matrices
+
+    ck, layout = opened if opened is not None else _opened(source)
+    known = dict(task.known)
+    for m in theory_matrices(ck, layout=layout, types=task.types, scale_logits=source.scale_logits,
+                             layers=[task.layer]):
+        key, sha = matrix_key(m), matrix_sha256(m)
+        yield MatrixOutcome(key, sha, None if known.get(key) == sha else certify(m))
+        del m
+
+
+def run_task(source: ModelSource, task: MatrixTask,
+             certify: Callable[[Any], dict[str, Any]]) -> tuple[int, list[MatrixOutcome]]:
+    """:func:`iter_task` as one call (for process pools and Dask): ``(task.index, outcomes)``."""
+    return task.index, list(iter_task(source, task, certify))
+
+
+def _key_json(key: MatrixKey) -> list[Any]:
+    return [key[0], key[1], key[2]]
+
+
+def _key_from_json(obj: Any) -> MatrixKey:
+    layer, head, typ = obj
+    return (int(layer), None if head is None else int(head), str(typ))
+
+
+class MemoryRecordStore:
+    """The :class:`RecordStore` interface without a file (runs that write no JSON)."""
+
+    path: str | None = None
+
+    def __init__(self) -> None:
+        self._records: dict[MatrixKey, tuple[str, dict[str, Any]]] = {}
+        self.added = 0
+        self.reused = 0
+
+    def known(self) -> dict[MatrixKey, str]:
+        """Key → digest of every valid record."""
+        return {k: sha for k, (sha, _) in self._records.items()}
+
+    def add(self, key: MatrixKey, sha256: str, record: dict[str, Any]) -> None:
+        """Store a new record (superseding one of the same key)."""
+        self._records[key] = (sha256, record)
+        self.added += 1
+
+    def get(self, key: MatrixKey, sha256: str) -> dict[str, Any]:
+        """The record of ``key``, which must have certified the matrix with digest ``sha256``."""
+        try:
+            sha, rec = self._records[key]
+        except KeyError:
+            raise KeyError(f"no record of matrix {key}") from None
+        if sha != sha256:
+            raise ValueError(f"the record of matrix {key} certified other values (sha256 {sha} != {sha256})")
+        return rec
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> "MemoryRecordStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class RecordStore(MemoryRecordStore):
+    """Append-only JSON Lines file of certified records; a crash loses at most the record being written.
+
+    Line 1 is a header ``{"format", "version", "settings"}``; every further
+    line is ``{"key": [layer, head, type], "sha256": …, "record": {…}}``,
+    written with one ``write`` and fsync'ed before the next matrix starts.
+    Only the byte offsets are kept in memory; records are read back on demand.
+
+    Parameters
+    ----------
+    path : str
+        The records file.
+    settings : dict
+        Everything besides the matrix values that a record depends on (mode,
+        Schatten indices, whether σ lists are included, version). A resumed
+        store must have been written with equal settings.
+    resume : bool
+        Keep the valid records of an existing file (a partial last line, from
+        a crash mid-write, is cut off). Otherwise the file is started afresh.
+
+    Raises
+    ------
+    ValueError
+        Resuming a file that is not a records file, or one written with other
+        settings (the message names the differing settings).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.jsonl")
+    >>> with RecordStore(p, {"mode": "fast"}, resume=False) as s:
+    ...     s.add((0, 1, "QK"), "ab" * 32, {"layer": 0})
+    >>> with open(p, "ab") as f:
+    ...     _ = f.write(b'{"key": [0, 2, "QK"], "sha')  # killed mid-write
+    >>> with RecordStore(p, {"mode": "fast"}, resume=True) as s:
+    ...     s.known(), s.get((0, 1, "QK"), "ab" * 32)
+    ({(0, 1, 'QK'): 'abababababababababababababababababababababababababababababababab'}, {'layer': 0})
+    """
+
+    def __init__(self, path: str | os.PathLike[str], settings: dict[str, Any], *, resume: bool):
+        super().__init__()
+        self.path = os.fspath(path)
+        self.settings = json.loads(json.dumps(settings))  # normalised as stored (tuples → lists)
+        self._index: dict[MatrixKey, tuple[str, int]] = {}
+        self._fault_after = int(os.environ.get(FAULT_ENV, "0") or 0)
+        if resume and os.path.exists(self.path):
+            self._f = open(self.path, "r+b")
+            self._load()
+        else:
+            self._f = open(self.path, "w+b")
+            self._f.write(self._line({"format": _STORE_FORMAT, "version": _STORE_VERSION,
+                                      "settings": self.settings}))
+            self._sync()
+
+    @staticmethod
+    def _line(obj: Any) -> bytes:
+        return (json.dumps(obj, allow_nan=False, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def _sync(self) -> None:
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def _load(self) -> None:
+        f = self._f
+        first = f.readline()
+        try:
+            head = json.loads(first)
+            ok = isinstance(head, dict) and head.get("format") == _STORE_FORMAT and first.endswith(b"\n")
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{self.path}: not a certbound records file (cannot resume from it; "
+                             f"delete it or choose another file)")
+        if head.get("version") != _STORE_VERSION:
+            raise ValueError(f"{self.path}: records format version {head.get('version')}, this certbound "
+                             f"writes version {_STORE_VERSION}; delete the file to start afresh")
+        if head.get("settings") != self.settings:
+            old = head.get("settings") or {}
+            diff = sorted(k for k in set(old) | set(self.settings) if old.get(k) != self.settings.get(k))
+            raise ValueError(f"{self.path}: records were written with other settings "
+                             + ", ".join(f"{k}: {old.get(k)!r} there, {self.settings.get(k)!r} now" for k in diff)
+                             + "; they cannot be reused (run without --resume, or delete the file)")
+        good_end = f.tell()
+        while True:
+            pos = f.tell()
+            line = f.readline()
+            if not line:
+                break
+            if not line.endswith(b"\n"):
+                break  # partial last line: the process died while writing it
+            try:
+                obj = json.loads(line)
+                key = _key_from_json(obj["key"])
+                sha = str(obj["sha256"])
+                if not isinstance(obj["record"], dict):
+                    raise TypeError
+            except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+                raise ValueError(f"{self.path}: corrupt record at byte {pos} (not a crash-truncated last "
+                                 f"line); delete the file to start afresh") from None
+            self._index[key] = (sha, pos)  # a later record of the same key supersedes
+            good_end = f.tell()
+        f.truncate(good_end)
+        f.seek(good_end)
+        self._sync()
+
+    def known(self) -> dict[MatrixKey, str]:
+        return {k: sha for k, (sha, _) in self._index.items()}
+
+    def add(self, key: MatrixKey, sha256: str, record: dict[str, Any]) -> None:
+        self._f.seek(0, io.SEEK_END)
+        pos = self._f.tell()
+        self._f.write(self._line({"key": _key_json(key), "sha256": sha256, "record": record}))
+        self._sync()
+        self._index[key] = (sha256, pos)
+        self.added += 1
+        if self._fault_after and self.added >= self._fault_after:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def get(self, key: MatrixKey, sha256: str) -> dict[str, Any]:
+        try:
+            sha, pos = self._index[key]
+        except KeyError:
+            raise KeyError(f"{self.path}: no record of matrix {key}") from None
+        if sha != sha256:
+            raise ValueError(f"{self.path}: the record of matrix {key} certified other values "
+                             f"(sha256 {sha} != {sha256})")
+        self._f.seek(pos)
+        rec = json.loads(self._f.readline())["record"]
+        self._f.seek(0, io.SEEK_END)
+        return rec
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self._f.close()
+
+
+def run_serial(source: ModelSource, tasks: Sequence[MatrixTask], certify: Callable[[Any], dict[str, Any]],
+               store: MemoryRecordStore, on_matrix: Callable[[MatrixOutcome], None] | None = None,
+               opened: tuple[Any, Any] | None = None) -> list[MatrixOutcome]:
+    """Run tasks in this process, storing each record as soon as it is certified.
+
+    ``opened``: the caller's ``(Checkpoint, ModelLayout)`` of ``source`` (left
+    open); by default the model is opened for this call and closed after.
+    Returns the outcomes in report order (key and digest; ``record`` is left
+    ``None`` — records live in the store).
+    """
+    order: list[MatrixOutcome] = []
+    own = opened is None
+    if opened is None:
+        opened = source.open()
+    try:
+        for task in with_known(tasks, store.known()):
+            for out in iter_task(source, task, certify, opened):
+                if out.record is not None:
+                    store.add(out.key, out.sha256, out.record)
+                else:
+                    store.reused += 1
+                if on_matrix is not None:
+                    on_matrix(out)
+                order.append(MatrixOutcome(out.key, out.sha256, None))
+    finally:
+        if own:
+            opened[0].close()
+    return order
+
+
+def _check_finite_json(obj: Any) -> None:
+    from certbound.report.writers import json_text
+
+    json_text(obj, indent=None)  # raises ValueError naming the place of a NaN/inf
+
+
+class StagedFile:
+    """A fully written, fsync'ed temporary file next to its target; :meth:`commit` renames it into place."""
+
+    def __init__(self, tmp: str, path: str):
+        self.tmp, self.path = tmp, path
+
+    def commit(self) -> None:
+        """Atomically replace the target (``os.replace``)."""
+        os.replace(self.tmp, self.path)
+
+    def discard(self) -> None:
+        """Remove the temporary file; the target is untouched."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.tmp)
+
+
+def stage_report_json(path: str | os.PathLike[str], head: dict[str, Any], records: Iterable[dict[str, Any]],
+                      *, list_key: str = "matrices") -> StagedFile:
+    """Stream ``{**head, list_key: [records…]}`` as ``json_text`` would into a staged file for ``path``.
+
+    Nothing but the staged temporary file is written; on any error it is
+    removed. ``head`` must not contain ``list_key``; the list is written last.
+    """
+    from certbound.report.writers import _current_umask
+
+    path = os.fspath(path)
+    if list_key in head:
+        raise ValueError(f"stage_report_json: head already has {list_key!r}")
+    _check_finite_json(head)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"cannot write {path}: it is a directory")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            # json.dumps(indent=2) of the head with an empty list, then splice the records in.
+            text = json.dumps({**head, list_key: []}, indent=2, allow_nan=False, ensure_ascii=False)
+            assert text.endswith(f"{json.dumps(list_key)}: []\n}}")
+            f.write(text[: -len("[]\n}")])
+            first = True
+            for rec in records:
+                _check_finite_json(rec)
+                body = json.dumps(rec, indent=2, allow_nan=False, ensure_ascii=False)
+                f.write(("[\n" if first else ",\n") + "\n".join("    " + ln for ln in body.split("\n")))
+                first = False
+            f.write("[]\n}\n" if first else "\n  ]\n}\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_current_umask())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return StagedFile(tmp, path)
+
+
+def write_report_json(path: str | os.PathLike[str], head: dict[str, Any], records: Iterable[dict[str, Any]],
+                      *, list_key: str = "matrices") -> None:
+    """Write ``{**head, list_key: [records…]}`` as ``json_text`` would, streaming the records.
+
+    The file is replaced atomically (:func:`stage_report_json`, then a
+    rename): a failure leaves the previous file, or none.
+
+    >>> import os, tempfile
+    >>> from certbound.report.writers import json_text
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.json")
+    >>> recs = [{"a": [1, 2.5], "b": {"c": None}}, {"a": []}]
+    >>> write_report_json(p, {"model": "m", "opts": {}}, iter(recs))
+    >>> open(p, encoding="utf-8").read() == json_text({"model": "m", "opts": {}, "matrices": recs})
+    True
+    """
+    stage_report_json(path, head, records, list_key=list_key).commit()
+
+
+class _Collector:
+    """Store outcomes of tasks finishing in any order; hand them back in report order."""
+
+    def __init__(self, store: MemoryRecordStore, on_matrix: Callable[[MatrixOutcome], None] | None):
+        self.store = store
+        self.on_matrix = on_matrix
+        self.by_task: dict[int, list[MatrixOutcome]] = {}
+
+    def add(self, index: int, outcomes: list[MatrixOutcome]) -> None:
+        for out in outcomes:
+            if out.record is not None:
+                self.store.add(out.key, out.sha256, out.record)
+            else:
+                self.store.reused += 1
+            if self.on_matrix is not None:
+                self.on_matrix(out)
+        self.by_task[index] = [MatrixOutcome(o.key, o.sha256, None) for o in outcomes]
+
+    def ordered(self, tasks: Sequence[MatrixTask]) -> list[MatrixOutcome]:
+        return [o for t in tasks for o in self.by_task[t.index]]
+
+
+def with_known(tasks: Sequence[MatrixTask], known: dict[MatrixKey, str]) -> list[MatrixTask]:
+    """The tasks with the digests of their layer's stored records attached (what a worker may skip)."""
+    by_layer: dict[int, list[tuple[MatrixKey, str]]] = {}
+    for k, v in known.items():
+        by_layer.setdefault(k[0], []).append((k, v))
+    return [dataclasses.replace(t, known=tuple(by_layer.get(t.layer, ()))) for t in tasks]
+
+
+def run_processes(source: ModelSource, tasks: Sequence[MatrixTask], certify: Callable[[Any], dict[str, Any]],
+                  store: MemoryRecordStore, jobs: int,
+                  on_matrix: Callable[[MatrixOutcome], None] | None = None) -> list[MatrixOutcome]:
+    """Run tasks in ``jobs`` spawned worker processes, each opening the model itself.
+
+    Only task recipes go to the workers (no arrays); each finished task's
+    records are stored as it completes. ``certify`` must be picklable (a
+    module-level function or a ``functools.partial`` of one).
+    """
+    import concurrent.futures as cf
+    import multiprocessing
+
+    collector = _Collector(store, on_matrix)
+    tasks = with_known(tasks, store.known())
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(run_task, source, t, certify) for t in tasks]
+        try:
+            for fut in cf.as_completed(futures):
+                collector.add(*fut.result())
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # do not finish useless work
+            raise
+    return collector.ordered(tasks)

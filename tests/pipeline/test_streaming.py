@@ -1,0 +1,162 @@
+"""The streaming engine: tasks cover the serial order, records on disk, resume by digest."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from certbound.checkpoints import open_model, theory_matrices
+from certbound.pipeline._streaming import (
+    FAULT_ENV,
+    MatrixTask,
+    MemoryRecordStore,
+    ModelSource,
+    RecordStore,
+    combined_sha256,
+    matrix_key,
+    matrix_sha256,
+    plan_tasks,
+    run_serial,
+    write_report_json,
+)
+from certbound.report.writers import json_text
+from tests.checkpoints.synth_checkpoints import make_checkpoint
+
+
+class _Counting:
+    """A stand-in certify: a record naming the matrix and its exact Frobenius norm², counting calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, m):
+        self.calls.append(matrix_key(m))
+        w = m.to_dense()
+        return {"layer": m.layer, "head": m.head, "type": m.type, "fro2": float(np.sum(w * w))}
+
+
+@pytest.mark.parametrize("arch,raw", [("bert", False), ("bert", True), ("gpt2", True), ("distilbert", False)])
+def test_tasks_concatenate_to_the_serial_order(tmp_path, arch, raw):
+    d = tmp_path / arch
+    make_checkpoint(str(d), arch, L=3, N=8, H=2, F=12)
+    ck, layout = open_model(str(d))
+    with ck:
+        serial = [(matrix_key(m), matrix_sha256(m)) for m in theory_matrices(ck, layout=layout, raw=raw,
+                                                                             layers=[2, 0])]
+    store = MemoryRecordStore()
+    got = run_serial(ModelSource(str(d), layout), plan_tasks(layout, layout.matrix_types, raw=raw, layers=[2, 0]),
+                     _Counting(), store)
+    assert [(o.key, o.sha256) for o in got] == serial
+    assert store.added == len(serial) and store.reused == 0
+
+
+def test_plan_rejects_out_of_range_layers(tmp_path):
+    make_checkpoint(str(tmp_path / "m"), "bert", L=2, N=8, H=2, F=12)
+    ck, layout = open_model(str(tmp_path / "m"))
+    ck.close()
+    with pytest.raises(ValueError, match="layer 5 out of range"):
+        plan_tasks(layout, layout.matrix_types, layers=[5])
+
+
+def test_digest_sees_every_value_and_the_identity():
+    from certbound.checkpoints import TheoryMatrix
+
+    a = np.arange(6.0).reshape(2, 3)
+    base = TheoryMatrix(0, 1, "QK", (2, 2), factors=(a[:, :2], a[:, 1:]))
+    same = TheoryMatrix(0, 1, "QK", (2, 2), factors=(a[:, :2].copy(), np.ascontiguousarray(a[:, 1:])))
+    assert matrix_sha256(base) == matrix_sha256(same)  # strides do not matter, values do
+    b = a.copy()
+    b[1, 2] = np.nextafter(b[1, 2], np.inf)
+    others = [TheoryMatrix(0, 1, "QK", (2, 2), factors=(a[:, :2], b[:, 1:])),
+              TheoryMatrix(0, 0, "QK", (2, 2), factors=(a[:, :2], a[:, 1:])),
+              TheoryMatrix(0, 1, "VO", (2, 2), factors=(a[:, :2], a[:, 1:])),
+              TheoryMatrix(0, 1, "QK", (2, 2), factors=(a[:, :2], a[:, 1:]), logit_scale_d=2)]
+    assert len({matrix_sha256(m) for m in [base, *others]}) == 5
+
+
+def _store_lines(p):
+    return [json.loads(x) for x in open(p, encoding="utf-8").read().splitlines()]
+
+
+def test_resume_reuses_only_records_of_the_same_values(tmp_path):
+    d = tmp_path / "m"
+    stored = make_checkpoint(str(d), "bert", L=2, N=8, H=2, F=12)
+    ck, layout = open_model(str(d))
+    ck.close()
+    tasks = plan_tasks(layout, layout.matrix_types)
+    p = tmp_path / "r.jsonl"
+    first = _Counting()
+    with RecordStore(p, {"mode": "fast"}, resume=False) as store:
+        out1 = run_serial(ModelSource(str(d), layout), tasks, first, store)
+    n = len(out1)
+    assert len(first.calls) == n and len(_store_lines(p)) == n + 1
+    again = _Counting()
+    with RecordStore(p, {"mode": "fast"}, resume=True) as store:
+        out2 = run_serial(ModelSource(str(d), layout), tasks, again, store)
+        assert store.reused == n and store.added == 0
+    assert again.calls == [] and out2 == out1
+    # Other weights under the same names and shapes: layer 1's FFN input matrix changes.
+    name = "bert.encoder.layer.1.intermediate.dense.weight"
+    stored[name] = stored[name] * 2
+    make_checkpoint(str(d), "bert", L=2, N=8, H=2, F=12)  # rewrite with the same seed ...
+    from tests.checkpoints.synth_checkpoints import write_safetensors
+
+    write_safetensors(str(d / "model.safetensors"), stored)  # ... then with the changed tensor
+    third = _Counting()
+    with RecordStore(p, {"mode": "fast"}, resume=True) as store:
+        out3 = run_serial(ModelSource(str(d), layout), tasks, third, store)
+        assert third.calls == [(1, None, "M_in")]
+        rec = store.get((1, None, "M_in"), out3[[o.key for o in out3].index((1, None, "M_in"))].sha256)
+    assert rec["fro2"] == pytest.approx(4 * first_rec(p, (1, None, "M_in"))["fro2"])
+    with pytest.raises(ValueError, match="other values"):
+        RecordStore(p, {"mode": "fast"}, resume=True).get((1, None, "M_in"), out1[-2].sha256)
+
+
+def first_rec(p, key):
+    for obj in _store_lines(p)[1:]:
+        if tuple(obj["key"]) == key:
+            return obj["record"]
+    raise KeyError(key)
+
+
+def test_store_cuts_a_partial_line_and_refuses_other_settings(tmp_path):
+    p = tmp_path / "r.jsonl"
+    with RecordStore(p, {"mode": "fast", "p": ["1"]}, resume=False) as s:
+        s.add((0, 0, "QK"), "0" * 64, {"x": 1})
+        s.add((0, 1, "QK"), "1" * 64, {"x": 2})
+    whole = p.read_bytes()
+    p.write_bytes(whole[:-7])  # crash in the middle of the second record
+    with RecordStore(p, {"mode": "fast", "p": ["1"]}, resume=True) as s:
+        assert s.known() == {(0, 0, "QK"): "0" * 64}
+        s.add((0, 1, "QK"), "1" * 64, {"x": 2})
+    assert p.read_bytes() == whole
+    with pytest.raises(ValueError, match="mode: 'fast' there, 'tight' now"):
+        RecordStore(p, {"mode": "tight", "p": ["1"]}, resume=True)
+    (tmp_path / "other.jsonl").write_text('{"not": "a store"}\n')
+    with pytest.raises(ValueError, match="not a certbound records file"):
+        RecordStore(tmp_path / "other.jsonl", {}, resume=True)
+    fresh = RecordStore(p, {"mode": "tight"}, resume=False)  # not resuming: started afresh
+    fresh.close()
+    assert len(_store_lines(p)) == 1
+
+
+@pytest.mark.parametrize("records", [[], [{"a": 1}], [{"sigma": [{"lower": "1e-3", "mid": 0.1}], "h": None},
+                                                     {"w": ["ünï", "a\nb"]}, {}]])
+def test_streamed_report_json_is_json_text(tmp_path, records):
+    p = tmp_path / "r.json"
+    head = {"model": "x", "config": {"n": [1, 2]}, "weights_sha256": combined_sha256(["a" * 64])}
+    write_report_json(p, head, iter(records))
+    assert p.read_text(encoding="utf-8") == json_text({**head, "matrices": records})
+
+
+def test_streamed_report_json_refuses_nan_and_leaves_no_file(tmp_path):
+    p = tmp_path / "r.json"
+    with pytest.raises(ValueError, match="non-finite"):
+        write_report_json(p, {"model": "x"}, iter([{"a": 1.0}, {"b": float("nan")}]))
+    assert os.listdir(tmp_path) == []
+
+
+def test_fault_hook_is_off_by_default():
+    assert FAULT_ENV not in os.environ
+    assert MatrixTask(0, 0, ("QK",)).known == ()
