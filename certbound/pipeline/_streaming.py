@@ -482,8 +482,6 @@ def stage_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
     Nothing but the staged temporary file is written; on any error it is
     removed. ``head`` must not contain ``list_key``; the list is written last.
     """
-    from certbound.report.writers import _current_umask
-
     path = os.fspath(path)
     if list_key in head:
         raise ValueError(f"stage_report_json: head already has {list_key!r}")
@@ -509,7 +507,9 @@ def stage_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
             f.write("[]\n}\n" if first else "\n  ]\n}\n")
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_current_umask())
+        umask = os.umask(0)  # read by setting; restored at once
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # the usual permissions, not mkstemp's private 0o600
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
