@@ -28,6 +28,7 @@ from typing import Any
 
 from certbound.ball import decimal_upper
 from certbound.pipeline import BoundSettings, certified_bound, parse_count, parse_number
+from certbound.report.latex import Raw, latex_count, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.writers import json_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_result", "result_latex", "settings_from_args"]
@@ -137,30 +138,20 @@ def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = Fa
 
 
 def result_latex(res: Any, *, model: str, digits: int = 5) -> str:
-    """A booktabs LaTeX table of the result (upper bounds rounded up)."""
-    def tex(s: str) -> str:
-        return s.replace("_", r"\_").replace("%", r"\%").replace("&", r"\&").replace("#", r"\#")
-
+    """A booktabs LaTeX fragment of the result (upper bounds rounded up; preamble: ``LATEX_PREAMBLE``)."""
     rows = [
-        (r"bound", decimal_upper(res.bound, digits)),
-        (rf"$2\,\bar{{\mathfrak R}}_n$ ({tex(res.rademacher_method)})", decimal_upper(2 * res.rademacher, digits)),
-        (r"confidence term", decimal_upper(res.confidence_term, digits)),
-        (r"$\ln(1/\pi)$", decimal_upper(res.log_inv_prior, digits)),
+        [Raw("bound"), latex_upper(res.bound, digits)],
+        [Raw(rf"$2\,\bar{{\mathfrak R}}_n$ ({latex_escape(res.rademacher_method)})"),
+         latex_upper(2 * res.rademacher, digits)],
+        [Raw("confidence term"), latex_upper(res.confidence_term, digits)],
+        [Raw(r"$\ln(1/\pi)$"), latex_upper(res.log_inv_prior, digits)],
     ]
-    out = [
-        "% certbound bound: certified upper bounds, rounded up",
-        r"\begin{table}[t]",
-        r"\centering",
-        rf"\caption{{Certified generalization-gap bound ({tex(res.theorem)}) for the $\Pi$-surrogate network of "
-        rf"\texttt{{{tex(os.path.basename(model.rstrip('/')))}}}, $n={res.n_samples}$, $\delta={res.delta}$.}}",
-        r"\begin{tabular}{lr}",
-        r"\toprule",
-        r"quantity & upper bound \\",
-        r"\midrule",
-    ]
-    out += [f"{a} & {b} \\\\" for a, b in rows]
-    out += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
-    return "\n".join(out)
+    name = latex_escape(os.path.basename(model.rstrip("/")))
+    caption = (rf"Certified generalization-gap bound ({latex_escape(res.theorem)}) for the $\Pi$-surrogate network "
+               rf"of \texttt{{{name}}}, $n={latex_count(res.n_samples)}$, "
+               rf"$\delta={latex_escape(str(res.delta))}$; certified upper bounds, rounded up.")
+    return latex_fragment(latex_table(rows, ["quantity", "upper bound"], caption=caption, align="lr"),
+                          "certbound bound")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from certbound.bounds.proxies import (
 )
 from certbound._commands._options import parse_layers, prefix_depth
 from certbound.pipeline import model_quantities
+from certbound.report.latex import Raw, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.writers import csv_text, json_text, write_all
 
 NAME = "proxies"
@@ -86,8 +87,6 @@ def summary_rows(name: str, kind: str, results: Sequence[ProxyResult], digits: i
 def summary_latex(entries: Sequence[tuple[str, str, ProxyResult]], digits: int = 4, caption: str | None = None,
                   label: str | None = None) -> str:
     """Booktabs table: one row per (model, kind, result); bounds rounded up."""
-    from certbound.report.latex import Raw, latex_escape, latex_table, latex_upper
-
     rows = []
     for name, kind, r in entries:
         rows.append([Raw(latex_escape(name)), Raw(latex_escape(kind)), r.num_layers, r.width, r.num_heads,
@@ -199,9 +198,9 @@ def run(args: argparse.Namespace) -> int:
         outputs.append((args.csv_path, csv_text(rows, MATRICES_CSV_HEADER)))
     if args.latex_path:
         kind = "trained" if info["used_layers"] == info["num_layers"] else f"prefix 1..{info['used_layers']}"
-        outputs.append((args.latex_path, summary_latex([(name, kind, r) for r in results], digits=args.digits,
-                                                       caption=f"Certified proxies of {name}",
-                                                       label="tab:proxies") + "\n"))
+        table = summary_latex([(name, kind, r) for r in results], digits=args.digits,
+                              caption=f"Certified proxies of {latex_escape(name)}", label="tab:proxies")
+        outputs.append((args.latex_path, latex_fragment(table, "certbound proxies")))
     _print_report(name, info, results, args.digits, args.per_matrix, seconds)
     write_all(outputs)
     sys.stdout.flush()

@@ -193,7 +193,7 @@ def claims_check(runs: Sequence[Any], variant: str = "paper") -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from certbound.report.latex import latex_document
+    from certbound.report.latex import latex_fragment
     from certbound.report.table import format_table
     from certbound.report.writers import csv_text, json_text, write_all
 
@@ -266,8 +266,8 @@ def run(args: argparse.Namespace) -> int:
         "figures": {k: {"pdf": os.path.basename(v["pdf"]), "png": os.path.basename(v["png"]),
                         "caption": v["caption"]} for k, v in figures.items()},
     }
-    tex = latex_document(summary_latex(tex_entries, digits=args.digits, caption="Certified proxies: sweep",
-                                       label="tab:sweep"))
+    tex = latex_fragment(summary_latex(tex_entries, digits=args.digits, caption="Certified proxies: sweep",
+                                       label="tab:sweep"), "certbound sweep")
     captions = "# Figures\n\n" + "".join(f"## {k}\n\n{v['caption']}\n\n" for k, v in figures.items())
     captions += "# Claims check\n\n" + "".join(f"- {c}\n" for c in claims)
     write_all([(os.path.join(args.out, "sweep.json"), json_text(doc)),

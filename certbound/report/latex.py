@@ -7,6 +7,14 @@ outward — always through :func:`certbound.ball.decimal_upper` and
 :func:`certbound.ball.decimal_lower`, never through ``float()`` or ``%g``, so
 the printed digits are themselves proven bounds.
 
+Every ``.tex`` certbound writes is a *fragment* for ``\\input`` that compiles
+in a plain ``article`` with the preamble :data:`LATEX_PREAMBLE`
+(``amssymb``, ``booktabs``, ``graphicx``, ``longtable``); tables wider than
+the text are scaled down to ``\\linewidth``, tables longer than
+:data:`LONG_TABLE_ROWS` rows are ``longtable`` s that break across pages.
+Numbers below 10⁻³ or from 10⁵ on are printed in scientific notation (the
+digits moved, never re-rounded).
+
 Cells of :func:`latex_table` are ``arb`` balls (printed as intervals), already
 formatted :class:`Raw` LaTeX (from :func:`latex_upper`, :func:`latex_lower`,
 :func:`latex_interval`), ints, or plain text (escaped).
@@ -19,7 +27,7 @@ Examples
 ('0.334', '0.333')
 >>> latex_number("1.25e+7")
 '1.25\\\\times 10^{7}'
->>> print(latex_table([["QK", latex_upper(x, 3)]], ["type", Raw(r"$\\sigma_1$ (upper)")]))
+>>> print(latex_table([["QK", latex_upper(x, 3)]], ["type", Raw(r"$\\sigma_1$ (upper)")], fit=False))
 \\begin{tabular}{lr}
 \\toprule
 type & $\\sigma_1$ (upper) \\\\
@@ -48,7 +56,16 @@ __all__ = [
     "latex_interval",
     "latex_table",
     "latex_document",
+    "latex_fragment",
+    "latex_count",
+    "LATEX_PREAMBLE",
+    "LONG_TABLE_ROWS",
 ]
+
+#: The preamble every fragment certbound writes needs (besides ``\documentclass{article}``).
+LATEX_PREAMBLE = "\\usepackage{amssymb,booktabs,graphicx,longtable}"
+#: Tables with more rows than this become ``longtable`` (page-breaking, not floating).
+LONG_TABLE_ROWS = 30
 
 
 class Raw(str):
@@ -102,9 +119,40 @@ def latex_number(decimal: str) -> Raw:
     if not m:
         raise ValueError(f"not a decimal number string: {decimal!r}")
     sign, mant, exp = m.groups()
-    if exp is None:
-        return Raw(f"{sign}{mant}")
-    return Raw(f"{sign}{mant}\\times 10^{{{int(exp)}}}")
+    # Normalise to d.ddd × 10^E by moving the decimal point only (exact).
+    int_part, _, frac = mant.partition(".")
+    digits = (int_part + frac).lstrip("0")
+    if not digits:
+        return Raw(f"{sign}0")
+    e10 = int(exp or 0) - len(frac) + len(digits) - 1
+    if -3 <= e10 < 5:
+        if exp is None:
+            return Raw(f"{sign}{mant}")
+        return Raw(f"{sign}{mant}\\times 10^{{{int(exp)}}}")
+    tail = digits[1:].rstrip("0")
+    return Raw(f"{sign}{digits[0]}{'.' + tail if tail else ''}\\times 10^{{{e10}}}")
+
+
+def latex_count(n: int) -> Raw:
+    r"""An exact integer (a sample size) as LaTeX math, in scientific form when it ends in zeros.
+
+    >>> latex_count(1000000000000), latex_count(469759), latex_count(1300000000)
+    ('10^{12}', '469\\,759', '1.3\\times 10^{9}')
+    """
+    n = int(n)
+    s = str(abs(n))
+    sign = "-" if n < 0 else ""
+    zeros = len(s) - len(s.rstrip("0"))
+    if zeros >= 3:
+        head = s.rstrip("0")
+        e10 = len(s) - 1
+        mant = head[0] + ("." + head[1:] if len(head) > 1 else "")
+        return Raw(f"{sign}10^{{{e10}}}" if mant == "1" else f"{sign}{mant}\\times 10^{{{e10}}}")
+    groups = []
+    while s:
+        groups.append(s[-3:])
+        s = s[:-3]
+    return Raw(sign + "\\,".join(reversed(groups)))
 
 
 def latex_upper(x: arb, digits: int = 4) -> Raw:
@@ -180,8 +228,10 @@ def latex_table(
     align: str | None = None,
     digits: int = 4,
     notes: str | None = None,
+    long: bool | None = None,
+    fit: bool = True,
 ) -> str:
-    r"""A booktabs ``tabular`` (in a ``table`` float if caption/label given).
+    r"""A booktabs ``tabular`` (in a ``table`` float if caption/label given), or a ``longtable``.
 
     Parameters
     ----------
@@ -197,10 +247,17 @@ def latex_table(
         Significant digits for bare ``arb`` cells (printed as intervals).
     notes
         LaTeX text placed under the tabular (e.g. what was run).
+    long
+        ``longtable`` (breaks across pages, no float); default: more than
+        :data:`LONG_TABLE_ROWS` rows.
+    fit
+        Scale a (non-long) table down to ``\\linewidth`` when it is wider.
 
     >>> t = latex_table([[1, "a_b"]], ["n", "name"], caption="C", label="tab:x")
     >>> t.splitlines()[0], t.splitlines()[-1]
     ('\\begin{table}[htbp]', '\\end{table}')
+    >>> "longtable" in latex_table([[i] for i in range(LONG_TABLE_ROWS + 1)], ["i"], caption="C")
+    True
     """
     ncol = len(header)
     for i, row in enumerate(rows):
@@ -213,13 +270,28 @@ def latex_table(
     elif len(align.replace("@{}", "")) < ncol:
         raise ValueError(f"align {align!r} gives fewer than {ncol} columns")
     head = " & ".join(str(h) if isinstance(h, Raw) else latex_escape(str(h)) for h in header)
-    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule", head + " \\\\", "\\midrule"]
-    for row in rows:
-        lines.append(" & ".join(_cell(v, digits) for v in row) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}"]
-    if notes:
-        lines.append("")
-        lines.append(f"\\par\\smallskip{{\\footnotesize {notes}}}")
+    body = [" & ".join(_cell(v, digits) for v in row) + " \\\\" for row in rows]
+    note = [f"\\par\\smallskip{{\\footnotesize {notes}}}"] if notes else []
+    if long is None:
+        long = len(rows) > LONG_TABLE_ROWS
+    if long:
+        # A page-breaking table; script-size type and narrow gaps keep wide ones inside the text width
+        # (a longtable cannot be scaled).
+        cap = []
+        if caption is not None or label is not None:
+            cap = [(f"\\caption{{{caption}}}" if caption is not None else "")
+                   + (f"\\label{{{label}}}" if label is not None else "") + " \\\\"]
+        out = ["{\\scriptsize\\setlength{\\tabcolsep}{3pt}", f"\\begin{{longtable}}{{{align}}}", *cap,
+               "\\toprule", head + " \\\\", "\\midrule", "\\endfirsthead",
+               "\\toprule", head + " \\\\", "\\midrule", "\\endhead",
+               "\\bottomrule", "\\endlastfoot", *body, "\\end{longtable}}", *note]
+        return "\n".join(out)
+    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule", head + " \\\\", "\\midrule", *body,
+             "\\bottomrule", "\\end{tabular}"]
+    if fit:
+        # Scale down (never up) to the text width.
+        lines = ["\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%", *lines, "}"]
+    lines += ["", *note] if note else []
     if caption is None and label is None:
         return "\n".join(lines)
     out = ["\\begin{table}[htbp]", "\\centering"]
@@ -232,13 +304,22 @@ def latex_table(
     return "\n".join(out)
 
 
+def latex_fragment(body: str, what: str = "certbound") -> str:
+    r"""A ``.tex`` fragment for ``\\input``: ``body`` after a comment stating the preamble it needs.
+
+    >>> latex_fragment("x").splitlines()[0]
+    '% certbound: input this into a document whose preamble has \\usepackage{amssymb,booktabs,graphicx,longtable}'
+    """
+    return f"% {what}: input this into a document whose preamble has {LATEX_PREAMBLE}\n{body.rstrip()}\n"
+
+
 def latex_document(*bodies: str) -> str:
-    r"""A minimal standalone document (``article`` + ``booktabs``) around tables.
+    r"""A minimal standalone ``article`` around fragments (the preamble of :data:`LATEX_PREAMBLE`).
 
     >>> latex_document("x").splitlines()[1]
-    '\\usepackage{booktabs}'
+    '\\usepackage{amssymb,booktabs,graphicx,longtable}'
     """
     return (
-        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=2cm,landscape]{geometry}\n"
+        "\\documentclass{article}\n" + LATEX_PREAMBLE + "\n"
         "\\begin{document}\n" + "\n\n".join(bodies) + "\n\\end{document}\n"
     )
