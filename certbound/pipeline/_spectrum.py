@@ -24,7 +24,7 @@ from flint import arb
 
 from certbound._version import __version__
 from certbound.ball import DEFAULT_PREC, ball_to_json, float_lower, float_upper, working_precision
-from certbound.checkpoints import MATRIX_TYPES, open_model, theory_matrices
+from certbound.checkpoints import MATRIX_TYPES, open_model
 from certbound.enclose import (
     enclose_singular_values,
     enclose_singular_values_of_product,
@@ -41,6 +41,7 @@ from certbound.pipeline._streaming import (
     MemoryRecordStore,
     ModelSource,
     combined_sha256,
+    iter_plan,
     matrix_sha256,
     plan_tasks,
     run_processes,
@@ -194,8 +195,8 @@ def weights_digest(ck: Any, layout: Any, *, raw: bool, scale_logits: bool, layer
     recomputes it from the model and refuses a report whose digest differs: a
     report is only reused for the weights it certified.
     """
-    return combined_sha256(matrix_sha256(m) for m in theory_matrices(
-        ck, layout=layout, types=_report_types(layout), raw=raw, scale_logits=scale_logits, layers=layers))
+    tasks = plan_tasks(layout, _report_types(layout), raw=raw, layers=layers)
+    return combined_sha256(matrix_sha256(m) for m in iter_plan(ck, layout, tasks, scale_logits=scale_logits))
 
 
 def spectrum_store_settings(mode: str, ps: Iterable[str], include_sigma: bool) -> dict[str, Any]:

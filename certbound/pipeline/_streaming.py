@@ -1,11 +1,10 @@
 """Certify a model's matrices at any size: bounded memory, records on disk, resume.
 
-The unit of work is a :class:`MatrixTask`: the matrices of one layer that are
-built from the same stored tensors (all QK heads; all VO heads; one FFN
-matrix; the readout). A task is a *recipe* — layer and matrix types — not
+The unit of work is a :class:`MatrixTask`: the matrices of one layer (or the
+readout). A task is a *recipe* — layer and matrix types — not
 arrays: whoever runs it (this process, a process pool, a Dask worker) opens
 the checkpoint itself through a picklable :class:`ModelSource`, reads only
-that task's tensors (memory-mapped, one at a time) and certifies them with a
+that task's tensors (memory-mapped, one tensor group at a time) and certifies them with a
 ``certify(TheoryMatrix) -> dict`` function. So the memory of a run is bounded
 by what one task needs, whatever the model size.
 
@@ -46,6 +45,7 @@ __all__ = [
     "MatrixTask",
     "MatrixOutcome",
     "plan_tasks",
+    "iter_plan",
     "iter_task",
     "run_task",
     "RecordStore",
@@ -59,7 +59,7 @@ __all__ = [
     "FAULT_ENV",
 ]
 
-MatrixKey = tuple[int, "int | None", str]
+MatrixKey = tuple[Any, ...]  # (layer, head, type[, stack, expert])
 
 #: Testing hook: with this environment variable set to k, a store kills its own
 #: process with SIGKILL right after the k-th record it appended is on disk (a
@@ -71,8 +71,16 @@ _STORE_VERSION = 1
 
 
 def matrix_key(m: Any) -> MatrixKey:
-    """``(layer, head, type)`` of a :class:`~certbound.checkpoints.TheoryMatrix`: unique within a report."""
-    return (int(m.layer), None if m.head is None else int(m.head), str(m.type))
+    """``(layer, head, type)`` of a :class:`~certbound.checkpoints.TheoryMatrix`, unique within a report.
+
+    Architectures with several stacks (encoder-decoder) or experts append
+    ``stack`` and ``expert`` (only when set, so other keys stay 3-tuples).
+    """
+    key: tuple[Any, ...] = (int(m.layer), None if m.head is None else int(m.head), str(m.type))
+    stack, expert = getattr(m, "stack", ""), getattr(m, "expert", None)
+    if stack or expert is not None:
+        key += (str(stack), None if expert is None else int(expert))
+    return key  # type: ignore[return-value]
 
 
 def matrix_sha256(m: Any) -> str:
@@ -94,6 +102,8 @@ def matrix_sha256(m: Any) -> str:
 
     h = hashlib.sha256()
     h.update(f"{m.layer}|{m.head}|{m.type}|{tuple(m.shape)}|{m.logit_scale_d}|{m.logit_scale_folded}|".encode())
+    if len(matrix_key(m)) > 3:  # stack / expert
+        h.update(f"{matrix_key(m)[3:]}|".encode())
     for a in (m.factors if m.factors is not None else (m.dense,)):
         a = np.ascontiguousarray(a, dtype=np.float64)
         h.update(repr(a.shape).encode())
@@ -170,34 +180,33 @@ class MatrixOutcome:
 
 def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
                layers: Sequence[int] | None = None) -> list[MatrixTask]:
-    """Split a report into tasks, in report order (see the module doc).
+    """Split a report into tasks, in report order: one per layer, then the readout (if asked for).
 
-    ``types`` are the report's types (as for
-    :func:`~certbound.checkpoints.theory_matrices`); ``raw`` adds W_Q, W_K to
-    the QK task and W_V, W_O to the VO task, where the serial order has them.
+    A layer's task yields exactly what :func:`~certbound.checkpoints.theory_matrices`
+    yields for that layer with these ``types`` (and the raw projections if
+    ``raw``), so the tasks' matrices concatenate to the serial order whatever
+    matrix types an architecture has.
     """
-    want = set(types)
     layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
     for layer in layer_list:
         if not 0 <= layer < layout.num_layers:
             raise ValueError(f"layer {layer} out of range (model has {layout.num_layers} layers)")
-    groups: list[tuple[str, ...]] = []
-    for attn, raws in (("QK", ("W_Q", "W_K")), ("VO", ("W_V", "W_O"))):
-        g = tuple(t for t in (attn,) if t in want) + (raws if raw else ())
-        if g:
-            groups.append(g)
-    ffn = [t for t in ("M_in", "M_out", "M") if t in want]
-    if ffn and getattr(layout, "ffn_kind", "two") == "single":
-        groups.append(tuple(ffn))  # the FFN pair means variant P's single M
-    else:
-        groups.extend((t,) for t in ffn)
-    tasks: list[MatrixTask] = []
-    for layer in layer_list:
-        for g in groups:
-            tasks.append(MatrixTask(len(tasks), layer, g))
-    if "readout" in want and layout.num_layers - 1 in layer_list:
+    from certbound.checkpoints import RAW_TYPES
+
+    per_layer = tuple(t for t in types if t != "readout") + (tuple(RAW_TYPES) if raw else ())
+    tasks = [MatrixTask(i, layer, per_layer) for i, layer in enumerate(layer_list)] if per_layer else []
+    if "readout" in types and layout.num_layers - 1 in layer_list:
         tasks.append(MatrixTask(len(tasks), layout.num_layers - 1, ("readout",)))
     return tasks
+
+
+def iter_plan(ck: Any, layout: Any, tasks: Sequence[MatrixTask], *, scale_logits: bool = False) -> Iterator[Any]:
+    """The matrices of ``tasks`` in order, read from an opened checkpoint (what each task reads)."""
+    from certbound.checkpoints import theory_matrices
+
+    for task in tasks:
+        yield from theory_matrices(ck, layout=layout, types=task.types, scale_logits=scale_logits,
+                                   layers=[task.layer])
 
 
 # One opened model per worker process and run (Dask and pool workers run many tasks of one model).
@@ -222,12 +231,9 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
     ``opened`` is the ``(Checkpoint, ModelLayout)`` of ``source`` if the
     caller holds it open; otherwise this process's copy for the run is used.
     """
-    from certbound.checkpoints import theory_matrices
-
     ck, layout = opened if opened is not None else _opened(source)
     known = dict(task.known)
-    for m in theory_matrices(ck, layout=layout, types=task.types, scale_logits=source.scale_logits,
-                             layers=[task.layer]):
+    for m in iter_plan(ck, layout, [task], scale_logits=source.scale_logits):
         key, sha = matrix_key(m), matrix_sha256(m)
         yield MatrixOutcome(key, sha, None if known.get(key) == sha else certify(m))
         del m
@@ -240,12 +246,16 @@ def run_task(source: ModelSource, task: MatrixTask,
 
 
 def _key_json(key: MatrixKey) -> list[Any]:
-    return [key[0], key[1], key[2]]
+    return list(key)
 
 
 def _key_from_json(obj: Any) -> MatrixKey:
-    layer, head, typ = obj
-    return (int(layer), None if head is None else int(head), str(typ))
+    layer, head, typ, *extra = obj
+    key: tuple[Any, ...] = (int(layer), None if head is None else int(head), str(typ))
+    if extra:
+        stack, expert = extra
+        key += (str(stack), None if expert is None else int(expert))
+    return key  # type: ignore[return-value]
 
 
 class MemoryRecordStore:

@@ -160,3 +160,20 @@ def test_streamed_report_json_refuses_nan_and_leaves_no_file(tmp_path):
 def test_fault_hook_is_off_by_default():
     assert FAULT_ENV not in os.environ
     assert MatrixTask(0, 0, ("QK",)).known == ()
+
+
+@pytest.mark.parametrize("layers", [None, [1, 0]])
+def test_tasks_of_a_model_with_a_readout_keep_it_last(layers):
+    # certbound's shipped demo model (certbound-pi): variant-P FFN matrix M and a learned readout.
+    from certbound.pipeline._spectrum import _report_types
+
+    d = os.path.join(os.path.dirname(__import__("certbound").__file__), "models", "data", "demo")
+    ck, layout = open_model(d)
+    with ck:
+        types = _report_types(layout)
+        assert "readout" in types
+        serial = [matrix_key(m) for m in theory_matrices(ck, layout=layout, types=types, layers=layers)]
+    got = run_serial(ModelSource(d, layout), plan_tasks(layout, types, layers=layers), _Counting(),
+                     MemoryRecordStore())
+    assert [o.key for o in got] == serial
+    assert serial[-1][2] == "readout" and sum(k[2] == "readout" for k in serial) == 1
