@@ -46,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--loss-bound", metavar="B", help="loss range B_L (default: the certbound-pi config's, else 1)")
     parser.add_argument("--loss-lipschitz", metavar="L",
                         help="loss Lipschitz constant L_L (default: the certbound-pi config's, else 1)")
+    parser.add_argument("--loss", choices=("given", "ramp"), default="given",
+                        help="given = a loss in [0, --loss-bound], --loss-lipschitz-Lipschitz (default); ramp = the "
+                             "ramp loss with margin --margin (B_L = 1, L_L = 1/margin; it dominates the 0-1 loss, "
+                             "so P(error) <= training ramp loss + bound)")
+    parser.add_argument("--margin", metavar="G", help="ramp-loss margin γ > 0, fixed a priori (with --loss ramp)")
     parser.add_argument("--readout-norm", metavar="C",
                         help="readout norm bound C_w, a priori (default: the certbound-pi config's, else 1)")
     parser.add_argument("--fixed-readout", action="store_true", help="the readout is fixed (not learned): not covered")
@@ -82,7 +87,7 @@ def settings_from_args(args: argparse.Namespace) -> BoundSettings:
         readout_norm=args.readout_norm, fixed_readout=args.fixed_readout, softmax_lip=args.softmax_lip,
         act_lip=args.act_lip, residual=args.residual, logit_scale=not args.no_logit_scale, mode=args.mode,
         constraints=args.constraints, spectra=args.spectra, spectrum_mode=args.spectrum_mode,
-        partition_ratio=args.partition_ratio, p_grid_m=args.p_grid_m,
+        partition_ratio=args.partition_ratio, p_grid_m=args.p_grid_m, loss=args.loss, margin=args.margin,
     )
 
 

@@ -46,6 +46,7 @@ from certbound.bounds import (
     BoundOptions,
     MatrixConstraint,
     TransformerSpec,
+    ramp_loss_constants,
     theorem1_fixed_bound,
     theorem2_posthoc_bound,
 )
@@ -176,6 +177,12 @@ class BoundSettings:
         Ratio (> 1) of the geometric Riemann partition.
     p_grid_m : int, optional
         Index grid resolution m (default ⌈L + ln N⌉).
+    loss : {"given", "ramp"}
+        ``"given"``: a loss with the constants ``loss_bound``/``loss_lipschitz``;
+        ``"ramp"``: the ramp loss with margin ``margin`` (B_ℒ = 1, L_ℒ = 1/γ,
+        ``proofs/theory-theorems.md`` §T3), fixed a priori.
+    margin : exact number, optional
+        The ramp-loss margin γ > 0 (required with ``loss="ramp"``).
 
     Examples
     --------
@@ -202,8 +209,21 @@ class BoundSettings:
     spectrum_mode: str = "fast"
     partition_ratio: float = 1.25
     p_grid_m: int | None = None
+    loss: str = "given"
+    margin: Number | None = None
 
     def __post_init__(self) -> None:
+        if self.loss not in ("given", "ramp"):
+            raise ValueError(f"--loss must be 'given' or 'ramp', not {self.loss!r}")
+        if self.loss == "ramp":
+            if self.margin is None:
+                raise ValueError("--loss ramp needs --margin G (the a-priori margin γ > 0)")
+            if self.loss_bound is not None or self.loss_lipschitz is not None:
+                raise ValueError("--loss ramp fixes B_L = 1 and L_L = 1/margin: do not pass --loss-bound/--loss-lipschitz")
+            if not parse_number(self.margin, "--margin") > 0:
+                raise ValueError(f"--margin must be > 0, not {self.margin!r}")
+        elif self.margin is not None:
+            raise ValueError("--margin is only used with --loss ramp")
         if self.mode not in ("posthoc", "fixed"):
             raise ValueError(f"--mode must be 'posthoc' or 'fixed', not {self.mode!r}")
         if self.mode == "fixed" and not self.constraints:
@@ -231,7 +251,7 @@ class BoundSettings:
         >>> BoundSettings.from_options(seqlen=3)
         Traceback (most recent call last):
         ...
-        ValueError: the bound has no option 'seqlen' (options: seq_len, loss_bound, loss_lipschitz, readout_norm, fixed_readout, softmax_lip, act_lip, residual, logit_scale, mode, constraints, spectra, spectrum_mode, partition_ratio, p_grid_m)
+        ValueError: the bound has no option 'seqlen' (options: seq_len, loss_bound, loss_lipschitz, readout_norm, fixed_readout, softmax_lip, act_lip, residual, logit_scale, mode, constraints, spectra, spectrum_mode, partition_ratio, p_grid_m, loss, margin)
         """
         names = [f.name for f in fields(cls)]
         for k in options:
@@ -551,9 +571,14 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
     tc = getattr(layout, "theory_config", None)
     readout_enc = spectra.pop("readout", None)
     opts = BoundOptions(partition_ratio=s.partition_ratio, p_grid_m=s.p_grid_m)
+    if s.loss == "ramp":
+        # the analysed loss is the analyst's a-priori choice, not a fact of the training (theory-theorems §T3)
+        loss_bound, loss_lip = ramp_loss_constants(Fraction(_parse_number(s.margin, "--margin")))
+    else:
+        loss_bound = _constant(s.loss_bound, tc, "loss_bound", "--loss-bound")
+        loss_lip = _constant(s.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz")
     common = dict(readout_norm=_constant(s.readout_norm, tc, "readout_norm", "--readout-norm"),
-                  loss_bound=_constant(s.loss_bound, tc, "loss_bound", "--loss-bound"),
-                  loss_lip=_constant(s.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz"), options=opts)
+                  loss_bound=loss_bound, loss_lip=loss_lip, options=opts)
     if s.mode == "fixed":
         if readout_enc is not None and spec.readout_learned:
             cw = Fraction(common["readout_norm"])
@@ -576,6 +601,11 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                    "LayerNorm replaced by the row projection Pi; biases, embeddings, pooler/classifier dropped; "
                    + ("Pi-form residuals" if s.residual else "residual connections dropped")
                    + "; NOT a bound for the original network")
+    if s.loss == "ramp":
+        res.assumptions["loss"] = (
+            f"ramp loss min(1, max(0, 1 - y f(X)/gamma)), labels y in {{-1, +1}}, margin gamma = {s.margin} fixed "
+            "a priori (theory-theorems §T3): B_L = 1, L_L = 1/gamma; it dominates the 0-1 loss, so with the same "
+            "probability P(y f(X) <= 0) <= (training ramp loss) + bound")
     res.assumptions.update({
         "network": network,
         "logit_scale_1_over_sqrt_d_head": scale_logits and getattr(layout, "attention_logit_scale", True),

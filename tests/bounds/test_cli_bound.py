@@ -145,3 +145,31 @@ def test_bound_refuses_a_spectrum_report_of_other_weights(tmp_path, capsys):
     capsys.readouterr()
     assert main(["bound", str(other), "--n", "1000", "--delta", "0.01", "--spectra", str(report)]) == 2
     assert "other weights" in capsys.readouterr().err
+
+
+def test_bound_cli_ramp_loss(tmp_path, capsys):
+    from fractions import Fraction
+
+    model = _tiny_bert(str(tmp_path))
+    out = tmp_path / "r.json"
+    assert main(["bound", model, "--n", "1e8", "--delta", "0.05", "--loss", "ramp", "--margin", "0.1",
+                 "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    # B_L = 1 and L_L = 1/γ = 10 exactly, whatever the defaults
+    assert Fraction(d["loss_bound"]["exact"]["upper"]) == 1 == Fraction(d["loss_bound"]["exact"]["lower"])
+    assert Fraction(d["loss_lipschitz"]["exact"]["lower"]) == 10
+    assert "ramp loss" in d["assumptions"]["loss"] and "a priori" in d["assumptions"]["loss"]
+    assert d["rademacher_method"] in d["assumptions"]["rademacher_estimate"]
+    text = capsys.readouterr().out
+    assert "2 x Rademacher term" in text and "rademacher_estimate:" in text
+    # the given-loss run with the same constants is the same bound (the ramp loss only fixes B_L, L_L)
+    out2 = tmp_path / "g.json"
+    assert main(["bound", model, "--n", "1e8", "--delta", "0.05", "--loss-bound", "1", "--loss-lipschitz", "10",
+                 "--json", str(out2)]) == 0
+    assert json.loads(out2.read_text())["bound"] == d["bound"]
+    for bad in (["--loss", "ramp"], ["--loss", "ramp", "--margin", "0"], ["--margin", "0.1"],
+                ["--loss", "ramp", "--margin", "0.1", "--loss-bound", "2"]):
+        with pytest.raises((ValueError, SystemExit)):
+            rc = main(["bound", model, "--n", "1e8", "--delta", "0.05", *bad])
+            if rc != 0:
+                raise ValueError(rc)
