@@ -14,6 +14,7 @@ import pkgutil
 import sys
 from types import ModuleType
 
+from certbound._blas import single_threaded
 from certbound._optional import MissingDependencyError
 from certbound.ball import FloatEnvironmentError
 from certbound.report.writers import check_output_path
@@ -85,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         check_file_options(args)
-        return int(args._run(args) or 0)
+        # One BLAS thread for the whole command; the kernel raises it for the
+        # few products large enough to profit (certbound._blas).
+        with single_threaded():
+            return int(args._run(args) or 0)
     except BrokenPipeError:
         # The reader went away (``certbound … | head``): stop quietly, as `yes | head` does.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -16,6 +16,12 @@ and σᵢ(A Bᵀ) = 0 exactly for i > min(d_A, d_B) (rank ≤ d). σᵢ(C) is
 enclosed by Theorem R applied to ``fl(C)`` with the rounding of ``fl(C)``
 added to its residual (Weyl). Cost O((m+n)d² + d³).
 
+:func:`enclose_singular_values_of_products` certifies a list of products at
+once: same-shaped ones (the heads of a layer) share stacked QRs, one batched
+SVD of the d×d cores and stacked a-priori bounds finished in floats with
+directed rounding (:mod:`._stacked`, proofs/enclosure.md §10) — the same
+Lemma P, without per-head Python and numpy call overhead.
+
 >>> import numpy as np
 >>> rng = np.random.default_rng(1)
 >>> A, B = rng.standard_normal((30, 4)), rng.standard_normal((20, 4))
@@ -29,36 +35,32 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from flint import arb
 
-from certbound.ball import under_float_model, working_precision
-from certbound.enclose import fperror
+from certbound._blas import single_threaded
+from certbound.ball import float_lower, float_upper, under_float_model, working_precision
+from certbound.enclose import _stacked
 from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
+from certbound.enclose._stacked import down, up
+from certbound.enclose.fperror import ETA
 from certbound.enclose.svd import (
     MODES,
     SingularValueEnclosure,
     _build,
+    _build_from_bounds,
     _certify_dense,
     _zero_enclosure,
     trivial_enclosure,
 )
 
-__all__ = ["enclose_singular_values_of_product"]
+__all__ = ["enclose_singular_values_of_product", "enclose_singular_values_of_products"]
+
+_MIN_NORMAL = 2.0**-1022
 
 
-def _thin_qr_certified(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb, arb]:
-    """Float QR of A plus bounds α ≥ ‖QᵀQ − I‖₂ and e ≥ ‖A − QR‖₂."""
-    Q, R = np.linalg.qr(A, mode="reduced")
-    alpha = fperror.gram_deviation_bound(Q)
-    # A − Q R = A − Q diag(1) (Rᵀ)ᵀ: the residual lemma with s = 1.
-    e = fperror.residual_norm_bound(A, Q, np.ones(R.shape[0]), R.T)
-    return Q, R, alpha, e
-
-
-@under_float_model
 def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> SingularValueEnclosure:
     """Certified singular values of ``A @ B.T`` (never formed).
 
@@ -67,72 +69,301 @@ def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> Si
     A : array_like, m×d
     B : array_like, n×d
         Thin factors as stored (any float dtype; converted exactly).
-    mode : {"fast", "tight", "arb", "gram"}
+    mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode for the small d×d core (the factor QRs always use
-        the fast a-priori bounds).
+        the fast a-priori bounds; ``auto`` uses ``fast`` for the core).
 
     Returns
     -------
     SingularValueEnclosure
         Shape (m, n); ``sigma[i]`` is exactly 0 for i ≥ min(d, m, n) and
-        ``rank.upper ≤ d``. Proof: Lemma P, proofs/enclosure.md §6.
+        ``rank.upper ≤ d``. Proof: Lemma P, proofs/enclosure.md §6 (§10 for
+        the stacked evaluation it shares with
+        :func:`enclose_singular_values_of_products`).
 
     Raises
     ------
     ValueError
         If the inner dimensions differ, an entry is NaN/Inf, or the mode is unknown.
     """
+    return enclose_singular_values_of_products([A], [B], mode=mode)[0]
+
+
+@under_float_model
+def enclose_singular_values_of_products(
+    As: Sequence[Any], Bs: Sequence[Any], mode: str = "fast"
+) -> list[SingularValueEnclosure]:
+    """Certified singular values of every ``As[i] @ Bs[i].T`` (never formed), batched.
+
+    Products whose factors have the same shapes (e.g. all heads of one
+    layer) are certified together: one stacked QR per side, one batched SVD
+    of the small cores, stacked a-priori bounds. The result for each product
+    is the enclosure :func:`enclose_singular_values_of_product` documents.
+
+    Parameters
+    ----------
+    As, Bs : sequences of array_like, ``As[i]`` m_i×d_i and ``Bs[i]`` n_i×d_i.
+    mode : as for :func:`enclose_singular_values_of_product`.
+
+    Returns
+    -------
+    list of SingularValueEnclosure, in input order.
+
+    Raises
+    ------
+    ValueError
+        Different lengths, inner dimensions that differ, NaN/Inf entries, unknown mode.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> As = [rng.standard_normal((20, 3)) for _ in range(4)]
+    >>> Bs = [rng.standard_normal((15, 3)) for _ in range(4)]
+    >>> encs = enclose_singular_values_of_products(As, Bs)
+    >>> ref = [np.linalg.svd(a @ b.T, compute_uv=False)[:3] for a, b in zip(As, Bs)]  # rank 3
+    >>> all(bool(np.all((e.lower[:3] <= s) & (s <= e.upper[:3]))) for e, s in zip(encs, ref))
+    True
+    >>> [e.rank.upper for e in encs], float(encs[0].upper[3])
+    ([3, 3, 3, 3], 0.0)
+    """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    A = as_exact_float64_matrix(A, "A")
-    B = as_exact_float64_matrix(B, "B")
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape} (W = A @ B.T)")
-    m, n, d = A.shape[0], B.shape[0], A.shape[1]
+    if len(As) != len(Bs):
+        raise ValueError(f"{len(As)} left factors but {len(Bs)} right factors")
+    out: list[SingularValueEnclosure | None] = [None] * len(As)
+    groups: dict[tuple[tuple[int, int], tuple[int, int]], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    for i, (A, B) in enumerate(zip(As, Bs)):
+        A = as_exact_float64_matrix(A, "A")
+        B = as_exact_float64_matrix(B, "B")
+        if A.shape[1] != B.shape[1]:
+            raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape} (W = A @ B.T)")
+        shape = (A.shape[0], B.shape[0])
+        if min(shape) == 0 or A.shape[1] == 0 or not np.any(A) or not np.any(B):
+            out[i] = _zero_enclosure(shape)
+            continue
+        groups.setdefault((A.shape, B.shape), []).append((i, A, B))
+    with single_threaded():  # small products: one BLAS thread (certbound._blas)
+        for items in groups.values():
+            idx = [t[0] for t in items]
+            As_g, Bs_g = [t[1] for t in items], [t[2] for t in items]
+            done: list[SingularValueEnclosure | None] = [None] * len(items)
+            if mode == "auto":
+                # Lemma P-G (Gram factors, no m×d Q formed) where it meets the
+                # target; Lemma P with QR factors for the others.
+                done = _certify_stack_gram(As_g, Bs_g)
+            rest = [j for j, e in enumerate(done) if e is None]
+            if rest:
+                for j, enc in zip(rest, _certify_stack([As_g[j] for j in rest], [Bs_g[j] for j in rest],
+                                                       "fast" if mode == "auto" else mode)):
+                    done[j] = enc
+            for i, enc in zip(idx, done):
+                out[i] = enc
+    return out  # type: ignore[return-value]
+
+
+def _scaled_stack(Fs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact power-of-two scaling of each factor (§5), stacked: (stack, exponents, exact flags)."""
+    sc = [power_of_two_scaling(F) for F in Fs]
+    return np.stack([t[0] for t in sc]), np.array([t[1] for t in sc]), np.array([t[2] for t in sc])
+
+
+def _sqrt_product_bounds(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float bounds ``lo ≤ √((1−a)(1−b))`` and ``hi ≥ √((1+a)(1+b))`` for 0 ≤ a, b < 1 (Lemma 10.1)."""
+    with np.errstate(invalid="ignore"):
+        lo = down(np.sqrt(down(down(1.0 - a) * down(1.0 - b))))
+        hi = up(np.sqrt(up(up(1.0 + a) * up(1.0 + b))))
+    return np.where(np.isfinite(lo), np.maximum(lo, 0.0), 0.0), hi
+
+
+def _core_fast_stacked(C: np.ndarray, dC: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Theorem R for every core at once (fast mode): (lower, upper, ok, e); e includes dC (Weyl)."""
+    h, p, q = C.shape
+    k = min(p, q)
+    try:
+        U, s, Vt = np.linalg.svd(C, full_matrices=False)
+    except np.linalg.LinAlgError:
+        return np.zeros((h, k)), np.full((h, k), np.inf), np.zeros(h, dtype=bool), np.full(h, np.inf)
+    finite = np.all(np.isfinite(U.reshape(h, -1)), axis=1) & np.all(np.isfinite(Vt.reshape(h, -1)), axis=1) & \
+        np.all(np.isfinite(s), axis=1)
+    V = Vt.transpose(0, 2, 1)
+    al = _stacked.gram_deviation_upper(U)
+    be = _stacked.gram_deviation_upper(V)
+    e = up(_stacked.residual_norm_upper(C, U, s, V) + dC)
+    ok = finite & (al < 1) & (be < 1) & np.isfinite(e)
+    s = -np.sort(-np.abs(s), axis=1)  # Theorem R uses the sorted |sᵢ|
+    dn, upf = _sqrt_product_bounds(np.where(ok, al, 0.0), np.where(ok, be, 0.0))
+    lo = np.maximum(down(down(s * dn[:, None]) - e[:, None]), 0.0)
+    hi = up(up(s * upf[:, None]) + e[:, None])
+    return lo, hi, ok, e
+
+
+def _certify_stack(As: list[np.ndarray], Bs: list[np.ndarray], mode: str) -> list[SingularValueEnclosure]:
+    """Lemma P for h same-shaped products (nonzero factors); proofs/enclosure.md §6 and §10."""
+    h = len(As)
+    m, d = As[0].shape
+    n = Bs[0].shape[0]
     shape = (m, n)
     k = min(m, n)
-    if k == 0 or d == 0 or not np.any(A) or not np.any(B):
-        return _zero_enclosure(shape)
-    # Exact power-of-two scaling of each factor; the product scales by 2^(a+b).
-    As, ea, exa = power_of_two_scaling(A)
-    Bs, eb, exb = power_of_two_scaling(B)
-    QA, RA, alA, eA = _thin_qr_certified(As)
-    QB, RB, alB, eB = _thin_qr_certified(Bs)
-    dA, dB = RA.shape[0], RB.shape[0]
+    SA, ea, exa = _scaled_stack(As)
+    SB, eb, exb = _scaled_stack(Bs)
+    QA, RA = np.linalg.qr(SA)  # stacked Householder QR (LAPACK geqrf per slice)
+    QB, RB = np.linalg.qr(SB)
+    dA, dB = RA.shape[1], RB.shape[1]
     r = min(dA, dB)  # structural rank bound, also ≤ d
+    alA = _stacked.gram_deviation_upper(QA)
+    alB = _stacked.gram_deviation_upper(QB)
+    eA = _stacked.residual_norm_upper(SA, QA, np.ones((h, dA)), RA.transpose(0, 2, 1))
+    eB = _stacked.residual_norm_upper(SB, QB, np.ones((h, dB)), RB.transpose(0, 2, 1))
     with working_precision():
         # Rounded subnormals from scaling down enter the factor residuals (§5).
-        if not exa:
-            eA = eA + arb(A.size).sqrt() * arb(2) ** -1075
-        if not exb:
-            eB = eB + arb(B.size).sqrt() * arb(2) ** -1075
-        normB = fperror.norm2_upper(Bs) + (arb(0) if exb else arb(B.size).sqrt() * arb(2) ** -1075)
-        normQARA = fperror.norm2_upper(As) + eA
-        eps = normQARA * eB + eA * normB
-        if not (alA.upper() < 1 and alB.upper() < 1 and eps.is_finite()):
-            return trivial_enclosure(shape, "factor QR certificate failed", r)
+        sub_a = float_upper(arb(m * d).sqrt() * arb(2) ** -1075)
+        sub_b = float_upper(arb(n * d).sqrt() * arb(2) ** -1075)
+        dC_const = float_upper(2 * d * arb(ETA) * arb(dA * dB).sqrt())
+    with np.errstate(over="ignore", invalid="ignore"):
+        eA = up(eA + np.where(exa, 0.0, sub_a))
+        eB = up(eB + np.where(exb, 0.0, sub_b))
+        normB = up(_stacked.norm2_upper(SB) + np.where(exb, 0.0, sub_b))
+        normQARA = up(_stacked.norm2_upper(SA) + eA)
+        eps = up(up(normQARA * eB) + up(eA * normB))
+        ok_factors = (alA < 1) & (alB < 1) & np.isfinite(eps)
         # C = R_A R_Bᵀ: fl(C) and the Weyl perturbation of its rounding.
-        Cf = RA @ RB.T
-        dC = fperror.gamma(d) * fperror.abs_product_norm2_upper(RA, None, RB.T) + 2 * d * arb(
-            fperror.ETA
-        ) * arb(dA * dB).sqrt()
-    res = _certify_dense(Cf, mode, dC, 0)
-    if res is None:
-        return trivial_enclosure(shape, "certificate of the small core failed", r)
-    sig_c, alC, beC, eC, used = res
+        C = np.matmul(RA, RB.transpose(0, 2, 1))
+        dC = up(up(_stacked.gamma_upper(d) * _stacked.abs_product_norm2_upper(
+            np.abs(RA), None, np.abs(RB).transpose(0, 2, 1))) + dC_const)
+    if mode == "fast":
+        lo_c, hi_c, ok_c, e_c = _core_fast_stacked(C, dC)
+    else:
+        lo_c, hi_c, ok_c, e_c = np.zeros((h, r)), np.full((h, r), np.inf), np.zeros(h, dtype=bool), np.full(h, np.inf)
+    lo_c, hi_c = lo_c[:, :r], hi_c[:, :r]
+    dn, upf = _sqrt_product_bounds(np.where(ok_factors, alA, 0.0), np.where(ok_factors, alB, 0.0))
+    out = []
+    for j in range(h):
+        if not ok_factors[j]:
+            out.append(trivial_enclosure(shape, "factor QR certificate failed", r))
+            continue
+        if ok_c[j]:
+            lc, hc, eC = lo_c[j], hi_c[j], float(e_c[j])
+        else:
+            # The batched core certificate failed (or another mode was asked
+            # for): the per-matrix chain, with its driver/mode fallbacks.
+            with working_precision():
+                res = _certify_dense(C[j], mode, arb(float(dC[j])), 0)
+            if res is None:
+                out.append(trivial_enclosure(shape, "certificate of the small core failed", r))
+                continue
+            lc = np.array([max(float_lower(x), 0.0) for x in res[0]])
+            hc = np.array([float_upper(x) for x in res[0]])
+            eC = float_upper(res[3])
+        with np.errstate(over="ignore", invalid="ignore"):
+            lo = np.maximum(down(down(lc * dn[j]) - eps[j]), 0.0)
+            hi = up(up(hc * upf[j]) + eps[j])
+            # residual field: ε + e_C·√((1+α_A)(1+α_B)) (in the scaled units)
+            resid = float(up(eps[j] + up(eC * upf[j])))
+        t = -int(ea[j] + eb[j])
+        out.append(_finish(shape, k, r, lo, hi, t, float(alA[j]), float(alB[j]), resid))
+    return out
+
+
+#: Lemma P-G is used (mode "auto") only when both factor bounds α ≤ this:
+#: the σᵢ then carry a relative width ≲ α from the factors, far below the
+#: 1e-8 target of mode "auto" (proofs/enclosure.md §11).
+GRAM_FACTOR_MAX_ALPHA = 2.0**-33
+
+
+def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R with S = Q R, Q := S R⁻¹ exactly, and α ≥ ‖QᵀQ − I‖₂ per slice (Lemma 11.1); α = ∞ on failure."""
+    h, m, d = S.shape
+    G = np.stack([F.T @ F for F in S])  # syrk per slice; each entry one rounded dot product
+    G = np.tril(G) + np.tril(G, -1).transpose(0, 2, 1)  # symmetric as used (Cholesky reads the lower part)
+    aS = np.abs(S)
     with working_precision():
-        a_, b_ = alA.upper(), alB.upper()
-        down = ((1 - a_) * (1 - b_)).sqrt()
-        up = ((1 + a_) * (1 + b_)).sqrt()
-        two = arb(2) ** (-(ea + eb))
-        sigma = []
-        for i in range(r):
-            c = sig_c[i]
-            lo = (c.lower() * down - eps).lower()
-            hi = (c.upper() * up + eps).upper()
-            if not lo > 0:
-                lo = arb(0)
-            sigma.append(lo.union(hi) * two)
+        c_g = float_upper(2 * m * d * arb(ETA))
+    with np.errstate(over="ignore", invalid="ignore"):
+        errG = up(up(_stacked.gamma_upper(m) * _stacked.abs_product_norm2_upper(aS.transpose(0, 2, 1), None, aS))
+                  + c_g)
+    alpha = np.full(h, np.inf)
+    R = np.zeros((h, d, d))
+    ok = np.ones(h, dtype=bool)
+    try:
+        L = np.linalg.cholesky(G)
+    except np.linalg.LinAlgError:
+        L = np.zeros((h, d, d))
+        for j in range(h):
+            try:
+                L[j] = np.linalg.cholesky(G[j])
+            except np.linalg.LinAlgError:
+                ok[j] = False
+                L[j] = np.eye(d)
+    try:
+        X = np.linalg.inv(L.transpose(0, 2, 1))  # X ≈ R⁻¹ (any matrix would do)
+    except np.linalg.LinAlgError:
+        return R, alpha
+    R = L.transpose(0, 2, 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        eRR = _stacked.residual_norm_upper(G, L, np.ones((h, d)), L)  # ‖Ĝ − RᵀR‖₂
+        I = np.broadcast_to(np.eye(d), (h, d, d))
+        delta = _stacked.residual_norm_upper(I, X, np.ones((h, d)), L)  # ‖I − X R‖₂
+        ok &= np.isfinite(delta) & (delta < 1)
+        rinv = up(_stacked.norm2_upper(X) / down(1.0 - np.where(ok, delta, 0.0)))  # ≥ ‖R⁻¹‖₂
+        a = up(up(rinv * rinv) * up(errG + eRR))
+    alpha = np.where(ok & np.isfinite(a), a, np.inf)
+    return R, alpha
+
+
+def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray]) -> list[SingularValueEnclosure | None]:
+    """Lemma P-G for h same-shaped products: None where it fails or misses :data:`GRAM_FACTOR_MAX_ALPHA`."""
+    h = len(As)
+    m, d = As[0].shape
+    n = Bs[0].shape[0]
+    if d > min(m, n):
+        return [None] * h  # the factors cannot have full column rank
+    shape = (m, n)
+    k = min(m, n)
+    SA, ea, exa = _scaled_stack(As)
+    SB, eb, exb = _scaled_stack(Bs)
+    RA, alA = _gram_factor_stack(SA)
+    RB, alB = _gram_factor_stack(SB)
+    # Inexact scaling (subnormals rounded) is left to the QR route.
+    use = exa & exb & (alA <= GRAM_FACTOR_MAX_ALPHA) & (alB <= GRAM_FACTOR_MAX_ALPHA)
+    out: list[SingularValueEnclosure | None] = [None] * h
+    if not np.any(use):
+        return out
+    with working_precision():
+        dC_const = float_upper(2 * d * arb(ETA) * arb(d * d).sqrt())
+    with np.errstate(over="ignore", invalid="ignore"):
+        C = np.matmul(RA, RB.transpose(0, 2, 1))
+        dC = up(up(_stacked.gamma_upper(d) * _stacked.abs_product_norm2_upper(
+            np.abs(RA), None, np.abs(RB).transpose(0, 2, 1))) + dC_const)
+    lo_c, hi_c, ok_c, e_c = _core_fast_stacked(C, dC)
+    dn, upf = _sqrt_product_bounds(np.where(use, alA, 0.0), np.where(use, alB, 0.0))
+    for j in np.flatnonzero(use & ok_c):
+        with np.errstate(over="ignore", invalid="ignore"):
+            lo = np.maximum(down(lo_c[j] * dn[j]), 0.0)
+            hi = up(hi_c[j] * upf[j])
+            resid = float(up(float(e_c[j]) * upf[j]))
+        out[j] = _finish(shape, k, d, lo, hi, -int(ea[j] + eb[j]), float(alA[j]), float(alB[j]), resid,
+                         mode="product")
+    return out
+
+
+def _finish(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarray, t: int,
+            alA: float, alB: float, resid: float, mode: str = "product") -> SingularValueEnclosure:
+    """Scale the bounds back by 2^t and pad with the exact zeros past the structural rank r."""
+    with working_precision():
+        two = arb(2) ** t
+        alpha, beta, residual = arb(alA), arb(alB), arb(resid) * two
+        if not np.all(np.isfinite(hi)):
+            return trivial_enclosure(shape, "non-finite bound of the product certificate", r)
+        with np.errstate(over="ignore", under="ignore"):
+            lo2, hi2 = np.ldexp(lo, t), np.ldexp(hi, t)
+        # ldexp is exact when the result is a normal float (or 0 from 0).
+        exact = (np.all(np.isfinite(hi2)) and np.all((lo == 0) | (np.abs(lo2) >= _MIN_NORMAL))
+                 and np.all((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL)))
+        if exact:
+            z = np.zeros(k - r)
+            return _build_from_bounds(shape, np.concatenate([lo2, z]), np.concatenate([hi2, z]), mode,
+                                      alpha, beta, residual, rank_upper=r)
+        # Leaving the normal range: scale the exact hulls in Arb instead (exact), convert outward in _build.
+        sigma = [arb(a).union(arb(b)) * two for a, b in zip(lo.tolist(), hi.tolist())]
         sigma += [arb(0)] * (k - r)
-        residual = (eps + eC * up) * two
-    return _build(shape, sigma, "product", alA, alB, residual, rank_upper=r)
+        return _build(shape, sigma, mode, alpha, beta, residual, rank_upper=r)

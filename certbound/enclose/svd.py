@@ -44,6 +44,7 @@ import numpy as np
 import scipy.linalg
 from flint import arb, arb_mat
 
+from certbound._blas import blas_threads, threads_for
 from certbound.ball import (
     DEFAULT_PREC,
     arb_from_float,
@@ -68,7 +69,7 @@ __all__ = [
     "MODES",
 ]
 
-MODES = ("fast", "tight", "arb", "gram")
+MODES = ("fast", "tight", "arb", "gram", "auto")
 
 #: Above this many scalar multiply-adds (m·n·k) the arb mode is not used as a
 #: silent fallback (it would take minutes); it is still available on request.
@@ -223,6 +224,48 @@ def _build(
         upper=upper,
         mode=mode,
         certified=certified,
+        alpha=alpha,
+        beta=beta,
+        residual=residual,
+        rank=RankBounds(rank_lower, max(rank_upper, rank_lower)),
+    )
+
+
+def _build_from_bounds(
+    shape: tuple[int, int],
+    lower: np.ndarray,
+    upper: np.ndarray,
+    mode: str,
+    alpha: arb,
+    beta: arb,
+    residual: arb,
+    rank_upper: int,
+) -> SingularValueEnclosure:
+    """:func:`_build` from float bounds ``lower[i] ≤ σᵢ₊₁ ≤ upper[i]`` (no per-σ float conversion).
+
+    The floats must already be valid outward bounds (e.g. from the stacked
+    path, proofs/enclosure.md §10). Each ball is the exact hull of its two
+    (monotonically tightened) float ends; exact zeros share one ball.
+    """
+    lower = np.maximum(np.asarray(lower, dtype=np.float64).reshape(-1), 0.0)
+    upper = np.asarray(upper, dtype=np.float64).reshape(-1)
+    if len(lower):
+        lower = np.maximum.accumulate(lower[::-1])[::-1]
+        upper = np.minimum.accumulate(upper)
+    zero = arb(0)
+    with working_precision():
+        sigma = tuple(
+            zero if h == 0.0 else (arb(lo) if lo == h else arb(lo).union(arb(h)))
+            for lo, h in zip(lower.tolist(), upper.tolist())
+        )
+    rank_lower = int(np.count_nonzero(lower > 0))
+    return SingularValueEnclosure(
+        shape=shape,
+        sigma=sigma,
+        lower=lower,
+        upper=upper,
+        mode=mode,
+        certified=True,
         alpha=alpha,
         beta=beta,
         residual=residual,
@@ -411,7 +454,9 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
         # Scaling down may round subnormal entries: |ΔWs| ≤ 2⁻¹⁰⁷⁵ entrywise, so
         # ‖ΔWs‖₂ ≤ ‖ΔWs‖_F ≤ √(mn)·2⁻¹⁰⁷⁵ (proofs/enclosure.md §5).
         extra = arb(0) if exact else arb(shape[0] * shape[1]).sqrt() * arb(2) ** -1075
-    res = _certify_dense(Ws, mode, extra, -sexp)
+    # BLAS threads chosen per matrix (certbound._blas): one unless it is large.
+    with blas_threads(threads_for(*shape)):
+        res = _certify_dense(Ws, mode, extra, -sexp)
     rank_upper = k
     if exact_rank:
         from certbound.enclose.rank import exact_rank as _exact_rank

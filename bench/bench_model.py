@@ -1,0 +1,297 @@
+"""Bench: certified whole-model spectra against the fastest *uncertified* float pipeline.
+
+Usage::
+
+    python bench/bench_model.py all-MiniLM-L6-v2 [--repeat 3] [--modes fast,tight,gram,auto]
+    python bench/bench_model.py gpt2-small-shape --repeat 2
+
+``MODEL`` is a packaged checkpoint name, a model directory, or
+``gpt2-small-shape``: a GPT-2-small-shaped checkpoint (12 layers, width 768,
+12 heads of 64, d_ff 3072) with random weights, written into a temporary
+directory by ``transformers`` (``save_pretrained``) when it is installed, else
+directly as safetensors with GPT-2's tensor names.
+
+Every pipeline gets the same theory matrices (loaded once, outside the timed
+region; per-head QK/VO as the d_h-wide factors A, B with W = A Bᵀ):
+
+(a) ``float-factored`` — the fastest uncertified pipeline we could write with
+    numpy: all heads of a (layer, type) stacked, R-factors of the stacked
+    thin QRs of A and B (``numpy.linalg.qr(mode="r")``, batched LAPACK
+    ``geqrf``), then the batched values-only SVD of R_A R_Bᵀ (d_h × d_h);
+    dense FFN matrices by the values-only SVD (``numpy.linalg.svd(W,
+    compute_uv=False)``, LAPACK ``gesdd`` with jobz='N').
+(b) ``float-formed`` — the authors' pipeline: form every per-head product
+    A Bᵀ (N × N) and take its values-only SVD; FFN matrices as in (a).
+(c) ``certbound-<mode>`` — what ``certbound spectrum`` computes for each
+    matrix without ``--json`` (all σᵢ certified as Arb balls, σ₁, ‖·‖_F,
+    ‖·‖_*, ‖·‖_{2,1}, S_p at p = 0.5, 1, 2, rank bounds, in the JSON form).
+
+Repeats are interleaved (a, b, c-modes, a, b, …); the medians of wall and CPU
+(process) time are printed with their ratios to (a). Peak RSS per pipeline
+is measured in a fresh child process running that pipeline once (``--no-rss``
+skips it). The BLAS environment is left as found (the judged setting is the
+default environment); ``--threads N`` limits BLAS to N threads for the whole
+run, for comparison. The median relative width of the certified σᵢ ≥
+1e-2·σ₁ is printed per mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+_PS = ["0.5", "1", "2"]
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def write_gpt2_small_shape(directory: str, seed: int = 0) -> str:
+    """A GPT-2-small-shaped checkpoint with random weights in ``directory``."""
+    try:
+        import torch
+        from transformers import GPT2Config, GPT2Model
+
+        torch.manual_seed(seed)
+        cfg = GPT2Config(n_layer=12, n_embd=768, n_head=12, n_inner=3072, n_positions=1024, vocab_size=512)
+        GPT2Model(cfg).save_pretrained(directory, safe_serialization=True)
+        return directory
+    except ImportError:
+        pass
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(seed)
+    n, ff, L = 768, 3072, 12
+    w: dict[str, np.ndarray] = {}
+    for i in range(L):
+        for name, shape in (("attn.c_attn", (n, 3 * n)), ("attn.c_proj", (n, n)),
+                            ("mlp.c_fc", (n, ff)), ("mlp.c_proj", (ff, n))):
+            w[f"h.{i}.{name}.weight"] = (0.02 * rng.standard_normal(shape)).astype(np.float32)
+    save_file(w, os.path.join(directory, "model.safetensors"))
+    cfg = {"model_type": "gpt2", "n_layer": L, "n_embd": n, "n_head": 12, "n_inner": ff, "n_positions": 1024,
+           "architectures": ["GPT2Model"]}
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(cfg, f)
+    return directory
+
+
+def resolve_model(model: str, tmp: str) -> str:
+    if model == "gpt2-small-shape":
+        return write_gpt2_small_shape(tmp)
+    if os.path.exists(model):
+        return model
+    from certbound.checkpoints import find_packaged_checkpoint
+
+    return str(find_packaged_checkpoint(model))
+
+
+def load_matrices(path: str) -> tuple[list[Any], Any]:
+    from certbound.checkpoints import open_model, theory_matrices
+
+    ck, layout = open_model(path)
+    try:
+        ms = list(theory_matrices(ck, layout=layout))
+    finally:
+        ck.close()
+    # Materialise the factors (strided views into memory-mapped tensors) once,
+    # so no pipeline pays for the loader.
+    import dataclasses
+
+    out = []
+    for m in ms:
+        if m.factors is not None:
+            m = dataclasses.replace(m, factors=tuple(np.ascontiguousarray(f, dtype=np.float64) for f in m.factors))
+        else:
+            m = dataclasses.replace(m, dense=np.ascontiguousarray(m.dense, dtype=np.float64))
+        out.append(m)
+    return out, layout
+
+
+# --------------------------------------------------------------------------- pipelines
+
+
+def float_factored(ms: list[Any]) -> list[np.ndarray]:
+    """(a): stacked thin QRs of the factors + batched small values-only SVDs; dense gesdd values only."""
+    out: list[np.ndarray] = []
+    groups: dict[tuple[int, str], list[Any]] = {}
+    for m in ms:
+        if m.factors is not None:
+            groups.setdefault((m.layer, m.type), []).append(m)
+        else:
+            out.append(np.linalg.svd(m.dense, compute_uv=False))
+    for g in groups.values():
+        A = np.stack([m.factors[0] for m in g])
+        B = np.stack([m.factors[1] for m in g])
+        RA = np.linalg.qr(A, mode="r")
+        RB = np.linalg.qr(B, mode="r")
+        out.extend(np.linalg.svd(RA @ RB.transpose(0, 2, 1), compute_uv=False))
+    return out
+
+
+def float_formed(ms: list[Any]) -> list[np.ndarray]:
+    """(b): form every per-head product, values-only SVD of everything."""
+    return [np.linalg.svd(m.factors[0] @ m.factors[1].T if m.factors is not None else m.dense, compute_uv=False)
+            for m in ms]
+
+
+def certbound_pipeline(mode: str) -> Callable[[list[Any]], list[dict[str, Any]]]:
+    """(c): the records of ``certbound spectrum`` (no --json) for every matrix."""
+
+    def run(ms: list[Any]) -> list[dict[str, Any]]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                from certbound.pipeline import certify_matrices  # after the pipeline refactor
+            except ImportError:
+                from certbound._commands.spectrum import certify_theory_matrix
+
+                return [certify_theory_matrix(m, mode, _PS, include_sigma=False) for m in ms]
+            return list(certify_matrices(ms, mode=mode, ps=_PS, include_sigma=False))
+
+    return run
+
+
+def enclosures(ms: list[Any], mode: str) -> list[Any]:
+    """Kernel enclosures of every matrix (for widths; not timed)."""
+    from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [enclose_singular_values_of_product(*m.factors, mode=mode) if m.factors is not None
+                else enclose_singular_values(m.dense, mode=mode) for m in ms]
+
+
+def median_relative_width(encs: list[Any], cutoff: float = 1e-2) -> tuple[float, float]:
+    """(median over all σᵢ ≥ cutoff·σ₁ of all matrices, same for the dense matrices only)."""
+    allw, dense = [], []
+    for e in encs:
+        lo, hi = np.asarray(e.lower), np.asarray(e.upper)
+        if not len(hi) or hi[0] == 0:
+            continue
+        keep = lo >= cutoff * hi[0]
+        w = (hi[keep] - lo[keep]) / ((hi[keep] + lo[keep]) / 2)
+        allw.append(w)
+        if e.mode != "product":
+            dense.append(w)
+    med = lambda xs: float(np.median(np.concatenate(xs))) if xs else float("nan")  # noqa: E731
+    return med(allw), med(dense)
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def _pipelines(modes: list[str]) -> dict[str, Callable[[list[Any]], Any]]:
+    p: dict[str, Callable[[list[Any]], Any]] = {"float-factored": float_factored, "float-formed": float_formed}
+    for md in modes:
+        p[f"certbound-{md}"] = certbound_pipeline(md)
+    return p
+
+
+def _child(path: str, name: str, modes: list[str]) -> None:
+    ms, _ = load_matrices(path)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _pipelines(modes)[name](ms)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_rss_mib": peak / 1024, "after_load_mib": base / 1024}))
+
+
+def _blas_description() -> str:
+    try:
+        from threadpoolctl import threadpool_info
+
+        libs = [f"{i['internal_api']} {i['num_threads']} threads" for i in threadpool_info()
+                if i.get("user_api") == "blas"]
+    except ImportError:
+        libs = ["threadpoolctl not installed"]
+    env = {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+           if k in os.environ}
+    return f"BLAS: {', '.join(libs) or 'unknown'}; thread variables: {env or 'none set'}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", help="packaged checkpoint name, model directory, or gpt2-small-shape")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--modes", default="fast,tight,gram,auto", help="certbound modes (comma-separated)")
+    ap.add_argument("--threads", type=int, help="limit BLAS to this many threads for the whole run")
+    ap.add_argument("--no-rss", action="store_true", help="skip the per-pipeline peak-RSS child processes")
+    ap.add_argument("--_child", help=argparse.SUPPRESS)
+    ap.add_argument("--_path", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    from certbound.enclose import MODES
+
+    modes = [m for m in args.modes.split(",") if m]
+    skipped = [m for m in modes if m not in MODES]
+    modes = [m for m in modes if m in MODES]
+    if args._child:
+        _child(args._path, args._child, modes)
+        return 0
+    limiter: Any = None
+    if args.threads:
+        from threadpoolctl import threadpool_limits
+
+        limiter = threadpool_limits(args.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            path = resolve_model(args.model, tmp)
+        except LookupError as exc:
+            print(f"skipped: {exc}")
+            return 0
+        ms, layout = load_matrices(path)
+        print(f"model {args.model}: {layout.num_layers} layers, N={layout.hidden_size}, {layout.num_heads} heads "
+              f"of {layout.head_dim}, d_ff={layout.intermediate_size}; {len(ms)} matrices "
+              f"({sum(m.factors is not None for m in ms)} per-head products)")
+        print(f"{_blas_description()}; cores {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
+        if skipped:
+            print(f"modes not in this certbound: {', '.join(skipped)}")
+        pipes = _pipelines(modes)
+        for f in pipes.values():  # warm-up (imports, first LAPACK calls), not timed
+            f(ms[:2] + [m for m in ms if m.factors is None][:1])
+        wall: dict[str, list[float]] = {k: [] for k in pipes}
+        cpu: dict[str, list[float]] = {k: [] for k in pipes}
+        for _ in range(args.repeat):
+            for name, f in pipes.items():
+                c, t = time.process_time(), time.perf_counter()
+                f(ms)
+                wall[name].append(time.perf_counter() - t)
+                cpu[name].append(time.process_time() - c)
+        rss: dict[str, str] = {}
+        if not args.no_rss:
+            for name in pipes:
+                r = subprocess.run([sys.executable, __file__, args.model, "--modes", ",".join(modes), "--_child",
+                                    name, "--_path", path], capture_output=True, text=True, env=os.environ)
+                try:
+                    d = json.loads(r.stdout.strip().splitlines()[-1])
+                    rss[name] = f"{d['peak_rss_mib']:.0f} (after load {d['after_load_mib']:.0f})"
+                except (IndexError, ValueError, KeyError):
+                    rss[name] = "n/a"
+        widths = {md: median_relative_width(enclosures(ms, md)) for md in modes}
+    if limiter is not None:
+        limiter.restore_original_limits()
+    base_w = statistics.median(wall["float-factored"])
+    base_c = statistics.median(cpu["float-factored"])
+    print(f"\n{args.repeat} interleaved repeats; medians. Ratios are to float-factored (a).")
+    print(f"{'pipeline':<18} {'wall s':>8} {'CPU s':>8} {'wall/a':>7} {'CPU/a':>7} {'med rel width':>14} "
+          f"{'(dense)':>9} {'peak RSS MiB':>24}")
+    for name in pipes:
+        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+        md = name.removeprefix("certbound-")
+        wd = f"{widths[md][0]:14.2e} {widths[md][1]:9.2e}" if md in widths else f"{'-':>14} {'-':>9}"
+        print(f"{name:<18} {w:8.3f} {c:8.3f} {w / base_w:7.2f} {c / base_c:7.2f} {wd} {rss.get(name, '-'):>24}")
+    print("(width: median of (upper - lower)/mid over certified sigma_i >= 1e-2 sigma_1, all matrices / dense only)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""Stacked (batched) a-priori error bounds: :mod:`.fperror` for h matrices at once.
+
+The small per-head products of a Transformer layer (h = 12 heads of 768×64
+factors, say) cost far more in Python and numpy call overhead than in
+arithmetic when each gets its own calls. Here every bound of
+:mod:`.fperror` is evaluated for a stack ``(h, ·, ·)`` of matrices with one
+numpy call per step, and finished in floats with *directed rounding by one
+step*: after each correctly rounded operation the result is moved one float
+outward (``np.nextafter``), which bounds the exact result of that operation
+(proofs/enclosure.md §10, Lemma 10.1). Every returned array holds, per
+stacked matrix, a float **upper bound** on the quantity named (+∞ when an
+intermediate overflowed or a hypothesis failed — the caller then falls back).
+
+The stacked products (``numpy.matmul`` on 3-D arrays: one BLAS GEMM per
+slice, or numpy's own loops) and stacked LAPACK calls are ordinary float64
+operations in some summation order, with or without FMA — inside the model
+of proofs/enclosure.md §2 — so Lemmas 2.1–2.4, 3.1 and 3.2 hold for each
+slice exactly as for the unstacked functions (§10).
+
+>>> import numpy as np
+>>> X = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 50, 5)))[0]
+>>> bool(np.all(gram_deviation_upper(X) < 1e-13))
+True
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from certbound.ball import float_upper, working_precision
+from certbound.enclose.fperror import ETA, UNIT_ROUNDOFF, _inflate, gamma
+
+__all__ = [
+    "up",
+    "down",
+    "gamma_upper",
+    "norm2_upper",
+    "abs_product_norm2_upper",
+    "gram_deviation_upper",
+    "residual_norm_upper",
+]
+
+_INF = np.inf
+
+
+def up(x: np.ndarray) -> np.ndarray:
+    """One float toward +∞: an upper bound of the exact result of the correctly rounded operation that gave x."""
+    return np.nextafter(x, _INF)
+
+
+def down(x: np.ndarray) -> np.ndarray:
+    """One float toward −∞: a lower bound of the exact result of the operation that gave x."""
+    return np.nextafter(x, -_INF)
+
+
+@functools.lru_cache(maxsize=None)
+def gamma_upper(k: int) -> float:
+    """A float ≥ γ_k (Higham's constant, evaluated in Arb, rounded up)."""
+    return float_upper(gamma(k))
+
+
+@functools.lru_cache(maxsize=None)
+def _inv_one_minus_gamma_upper(k: int) -> float:
+    with working_precision():
+        return float_upper(1 / (1 - gamma(k)))
+
+
+def _mv(M: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Stacked :func:`.fperror.matvec_nonneg_upper`: upper bounds on ``M @ v`` (M, v ≥ 0)."""
+    return _inflate(np.matmul(M, v[..., None])[..., 0], M.shape[-1])
+
+
+def norm2_upper(M: np.ndarray) -> np.ndarray:
+    """Per-slice upper bounds on ``‖M_h‖₂`` for a stack M (h, p, q): Lemma 2.3, min(Frobenius, Hölder).
+
+    >>> float(norm2_upper(np.eye(3)[None])[0]) >= 1.0
+    True
+    """
+    h, p, q = M.shape
+    if p == 0 or q == 0:
+        return np.zeros(h)
+    k = p * q
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.einsum("hij,hij->h", M, M)
+        # Σ m² ≤ (fl(Σ m²) + 2kη)/(1 − γ_k) (fperror._sumsq_upper), each step rounded up.
+        fro = up(np.sqrt(up(up(s + 2 * k * ETA) * _inv_one_minus_gamma_upper(k))))
+        A = np.abs(M)
+        n1 = np.max(_inflate(A.sum(axis=1), p), axis=1)
+        ninf = np.max(_inflate(A.sum(axis=2), q), axis=1)
+        hoelder = up(np.sqrt(up(n1 * ninf)))
+    out = np.minimum(fro, hoelder)
+    return np.where(np.isfinite(out), out, _INF)
+
+
+def abs_product_norm2_upper(
+    Aa: np.ndarray, d: np.ndarray | None, Ba: np.ndarray
+) -> np.ndarray:
+    """Per-slice upper bounds on ``‖ |A| diag(|d|) |B| ‖₂`` for stacks |A| (h, m, k), |B| (h, k, n) (Lemma 2.4).
+
+    ``Aa``, ``Ba`` must already be the entrywise absolute values.
+    """
+    h, m, k = Aa.shape
+    n = Ba.shape[2]
+    if m == 0 or n == 0 or k == 0:
+        return np.zeros(h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = _mv(Ba, np.ones((h, n)))
+        c = _mv(Aa.transpose(0, 2, 1), np.ones((h, m)))
+        if d is not None:
+            dd = np.abs(d)
+            r = _inflate(dd * r, 1)
+            c = _inflate(dd * c, 1)
+        ninf = np.max(_mv(Aa, r), axis=1)
+        n1 = np.max(_mv(Ba.transpose(0, 2, 1), c), axis=1)
+        out = up(np.sqrt(up(ninf * n1)))
+    return np.where(np.isfinite(out), out, _INF)
+
+
+def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
+    """Per-slice upper bounds on ``‖X_hᵀX_h − I‖₂`` for a stack X (h, m, r) (Lemma 3.1).
+
+    +∞ for a slice with a diagonal entry of fl(XᵀX) outside [1/2, 2].
+    """
+    h, m, r = X.shape
+    if r == 0:
+        return np.zeros(h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        G = np.matmul(X.transpose(0, 2, 1), X)
+    idx = np.arange(r)
+    dg = G[:, idx, idx]
+    ok = np.all((dg >= 0.5) & (dg <= 2.0), axis=1)
+    G[:, idx, idx] -= 1.0  # exact by Sterbenz where ok
+    aX = np.abs(X)
+    with np.errstate(over="ignore", invalid="ignore"):
+        err = up(gamma_upper(m) * abs_product_norm2_upper(aX.transpose(0, 2, 1), None, aX))
+        out = up(up(norm2_upper(G) + err) + up(2.0 * m * r * ETA))
+    return np.where(ok & np.isfinite(out), out, _INF)
+
+
+def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Per-slice upper bounds on ``‖W_h − X_h diag(s_h) Y_hᵀ‖₂`` (Lemma 3.2).
+
+    Stacks: W (h, m, n), X (h, m, r), s (h, r), Y (h, n, r).
+    """
+    h, m, n = W.shape
+    r = X.shape[2]
+    with np.errstate(over="ignore", invalid="ignore"):
+        V = s[:, :, None] * Y.transpose(0, 2, 1)
+        R = np.matmul(X, V)
+        np.subtract(W, R, out=R)
+        aX = np.abs(X)
+        apriori = up(gamma_upper(r + 1) * abs_product_norm2_upper(aX, s, np.abs(Y).transpose(0, 2, 1)))
+        maxrow = np.max(_inflate(aX.sum(axis=2), r), axis=1) if r else np.zeros(h)
+        # (4r + 4·max row sum + 4)·η·√(mn), each operation rounded up.
+        c = up(up(4.0 * r + 4.0) + up(4.0 * maxrow))
+        under = up(up(c * ETA) * up(np.sqrt(float(m * n))))
+        main = up((1.0 + 2.0 * UNIT_ROUNDOFF) * norm2_upper(R))
+        out = up(up(main + apriori) + under)
+    finite = np.all(np.isfinite(R.reshape(h, -1)), axis=1)
+    return np.where(finite & np.isfinite(out), out, _INF)
