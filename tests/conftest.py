@@ -7,9 +7,11 @@ it with ``CERTBOUND_HYPOTHESIS_PROFILE=thorough pytest``.
 
 import os
 
-# One BLAS thread: the suite's matrices are small, and on a shared 2-core
-# machine threaded OpenBLAS made LAPACK calls 10-100x slower (measured).
-# Must be set before numpy is first imported.
+# One BLAS thread for the tests' *own* numpy calls (references, fixtures,
+# torch-free model code): certbound chooses its threads per call itself
+# (certbound._blas), but the tests call numpy directly too, and on a shared
+# 2-core machine threaded OpenBLAS made those 10-100x slower (measured).
+# Kept deliberately; must be set before numpy is first imported.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from hypothesis import HealthCheck, settings
