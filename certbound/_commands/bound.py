@@ -37,15 +37,28 @@ NAME = "bound"
 HELP = "certified generalization-gap bound (Theorem 2 post hoc, or Theorem 1) for a checkpoint's Pi-surrogate network"
 
 
+#: Said in --help, the README and the output's assumptions (issue 12 item 16).
+A_PRIORI_NOTE = (
+    "Fixed before seeing the data (a priori): --seq-len, --loss-bound, --loss-lipschitz, --readout-norm, "
+    "--p-grid-m, --mode fixed with every value of --constraints, the peeling grids' bases and steps (built in), "
+    "--loss and the --margin of a ramp loss, delta, and the network class (--residual, --fixed-readout, "
+    "--no-logit-scale). Choosing the best of several runs over any of these invalidates delta (that would need a union bound over the runs). Free (may depend on the sample and the weights): "
+    "--softmax-lip, --act-lip (any valid constant), --partition-ratio, --spectrum-mode."
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = A_PRIORI_NOTE
     parser.add_argument("model", help="model directory / weights file / packaged checkpoint name (as for `spectrum`)")
     parser.add_argument("--n", required=True, metavar="N", help="sample size n (e.g. 1e9)")
     parser.add_argument("--delta", required=True, metavar="D", help="confidence parameter δ in (0, 1)")
     parser.add_argument("--seq-len", type=int, metavar="T",
-                        help="tokens per input T (default: max_position_embeddings of the config, else 512)")
-    parser.add_argument("--loss-bound", metavar="B", help="loss range B_L (default: the certbound-pi config's, else 1)")
+                        help="tokens per input T, a priori (default: max_position_embeddings of the config, else 512; "
+                             "certbound-pi: the config's T, and no smaller value)")
+    parser.add_argument("--loss-bound", metavar="B",
+                        help="loss range B_L, a priori (default: the certbound-pi config's, else 1)")
     parser.add_argument("--loss-lipschitz", metavar="L",
-                        help="loss Lipschitz constant L_L (default: the certbound-pi config's, else 1)")
+                        help="loss Lipschitz constant L_L, a priori (default: the certbound-pi config's, else 1)")
     parser.add_argument("--loss", choices=("given", "ramp"), default="given",
                         help="given = a loss in [0, --loss-bound], --loss-lipschitz-Lipschitz (default); ramp = the "
                              "ramp loss with margin --margin (B_L = 1, L_L = 1/margin; it dominates the 0-1 loss, "
@@ -63,14 +76,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="drop the 1/sqrt(d_h) logit scale from QK (the authors' proxies do; the model does not)")
     parser.add_argument("--mode", choices=("posthoc", "fixed"), default="posthoc",
                         help="posthoc = Theorem 2 (default), fixed = Theorem 1 with --constraints")
-    parser.add_argument("--constraints", metavar="FILE", help="JSON configuration for --mode fixed")
+    parser.add_argument("--constraints", metavar="FILE",
+                        help="JSON configuration for --mode fixed; every value a priori")
     parser.add_argument("--spectra", metavar="FILE",
                         help="reuse a `certbound spectrum --json` report instead of certifying again")
     parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast",
                         help="certificate mode of the singular-value kernel (default fast)")
     parser.add_argument("--partition-ratio", type=float, default=1.25, metavar="R",
                         help="ratio of the geometric Riemann partition (default 1.25)")
-    parser.add_argument("--p-grid-m", type=int, metavar="M", help="index grid resolution m (default ceil(L + ln N))")
+    parser.add_argument("--p-grid-m", type=int, metavar="M",
+                        help="index grid resolution m, a priori (default ceil(L + ln N))")
     parser.add_argument("--json", metavar="FILE", help="write the certified result as JSON")
     parser.add_argument("--latex", metavar="FILE", help="write a LaTeX table of the result")
     parser.add_argument("--config", metavar="FILE", help="config.json to use instead of the one next to the weights")

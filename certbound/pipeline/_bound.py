@@ -5,7 +5,8 @@ an i.i.d. sample of size n, ``|R(f) − R̂_S(f)|`` is at most the returned boun
 for the **Π-surrogate network** carrying the checkpoint's weights — the model
 class of ``proofs/theory-lipschitz.md`` §1 (variant B: multi-head attention,
 two-matrix feed-forward with the checkpoint's activation; LayerNorm replaced by
-the row projection Π; biases, embeddings, pooler and (unless ``residual``)
+the row projection Π; biases, embeddings, pooler, attention masks (causal,
+padding: every token attends to every token) and (unless ``residual``)
 residual connections dropped; inputs with unit-norm token rows; a learned
 readout of the first token with ``‖w‖ ≤ readout_norm``; a loss in
 ``[0, loss_bound]`` that is ``loss_lipschitz``-Lipschitz). It is **not** a
@@ -54,7 +55,7 @@ from certbound.checkpoints import open_model, theory_matrices
 from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
-from certbound.pipeline._spectrum import scaled_enclosure, weights_digest
+from certbound.pipeline._spectrum import records_digest, scaled_enclosure, weights_digest
 
 __all__ = ["BoundSettings", "Number", "parse_count", "parse_number", "model_spectra", "model_spectra_of",
            "spectra_from_report", "spec_from_layout", "certified_bound"]
@@ -397,6 +398,15 @@ def _check_report_digest(report_path: str, ck: Any, layout: Any, model_path: str
     if mine != stored:
         raise ValueError(f"{report_path}: the spectrum report was computed from other weights than {model_path} "
                          "(weights digest differs)")
+    # The σ and rank records are what the bound uses: they must be the ones `certbound spectrum` wrote.
+    stored_records = rep.get("records_sha256")
+    if not stored_records:
+        raise ValueError(f"{report_path}: the spectrum report has no records digest (made by an older certbound?); "
+                         f"re-run `certbound spectrum {model_path} --json FILE`")
+    if records_digest(stored, rep.get("matrices", [])) != stored_records:
+        raise ValueError(f"{report_path}: the report's singular-value or rank records were changed after "
+                         "`certbound spectrum` wrote them (records digest differs); a bound from them would not "
+                         "be certified")
 
 
 def _activation(cfg: dict, act_lip: Any) -> tuple[str, Any]:
@@ -468,6 +478,10 @@ def _check_pi_overrides(tc: dict, s: BoundSettings) -> None:
         raise ValueError("--residual: this certbound-pi model has no residual connections (config residual=false)")
     if s.fixed_readout:
         raise ValueError("--fixed-readout: a certbound-pi model's readout (readout.w) is learned and must be covered")
+    if s.seq_len is not None and tc.get("seq_len") is not None and s.seq_len < int(tc["seq_len"]):
+        # T enters Lemmas A2a/A2b (nT rows): a smaller T certifies only inputs shorter than the model's.
+        raise ValueError(f"--seq-len {s.seq_len} is below the certbound-pi config's seq_len = {tc['seq_len']}: "
+                         "the bound would hold only for shorter inputs than this model reads")
     for opt, key in (("loss_bound", "loss_bound"), ("loss_lipschitz", "loss_lip"), ("act_lip", "act_lip"),
                      ("softmax_lip", "softmax_lip")):
         given = getattr(s, opt, None)
@@ -519,6 +533,26 @@ def _load_constraints(path: str) -> dict:
 # ---------------------------------------------------------------------------
 # output
 
+
+
+def _fixed_before_data(s: BoundSettings, spec: TransformerSpec, common: dict) -> dict:
+    """The a-priori choices of this run (theory-theorems §6.5), as the output's assumptions state them."""
+    out = {
+        "seq_len": spec.seq_len,
+        "loss_bound": str(common["loss_bound"]),
+        "loss_lipschitz": str(common["loss_lip"]),
+        "readout_norm": str(common["readout_norm"]),
+        "p_grid_m": s.p_grid_m if s.p_grid_m is not None else "default ceil(L + ln N)",
+        "grids": "Schatten/spectral/readout peeling grid bases and steps (BoundOptions defaults)",
+        "delta": "the confidence parameter",
+    }
+    if s.mode == "fixed":
+        out["constraints"] = f"{s.constraints} (--mode fixed: every constraint value)"
+    if s.loss == "ramp":
+        out["ramp_margin"] = str(s.margin)
+    out["network_class"] = {"residual": bool(spec.residual), "readout_learned": bool(spec.readout_learned),
+                            "logit_scale": bool(s.logit_scale)}
+    return out
 
 
 def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | None = None, *,
@@ -598,7 +632,8 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                    "the a-priori constants come from its config.json")
     else:
         network = (f"Pi-surrogate of {name} ({layout.architecture}): "
-                   "LayerNorm replaced by the row projection Pi; biases, embeddings, pooler/classifier dropped; "
+                   "LayerNorm replaced by the row projection Pi; biases, embeddings, pooler/classifier and attention "
+                   "masks (causal, padding: every token attends to every token) dropped; "
                    + ("Pi-form residuals" if s.residual else "residual connections dropped")
                    + "; NOT a bound for the original network")
     if s.loss == "ramp":
@@ -608,6 +643,13 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
             "probability P(y f(X) <= 0) <= (training ramp loss) + bound")
     res.assumptions.update({
         "network": network,
+        "spectra_source": (f"taken from the spectrum report {s.spectra} (written by `certbound spectrum`; its weights "
+                           "digest and its records digest were checked against this model)" if s.spectra else
+                           "certified from the checkpoint's weights in this run"),
+        "fixed_before_data": _fixed_before_data(s, spec, common),
+        "choosing_among_runs": ("the fixed_before_data values must be chosen before seeing the sample: reporting the "
+                                "best of several runs over them invalidates delta (it then needs a union bound "
+                                "over the runs)"),
         "logit_scale_1_over_sqrt_d_head": scale_logits and getattr(layout, "attention_logit_scale", True),
         "seq_len_source": "--seq-len" if s.seq_len else ("certbound-pi config" if tc else
                                                         "config max_position_embeddings (default 512)"),

@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
+import json
 import os
 import uuid
 import warnings
@@ -50,7 +52,7 @@ from certbound.pipeline._streaming import (
 )
 
 __all__ = ["certify_theory_matrix", "scaled_enclosure", "spectrum_report", "spectrum_report_of",
-           "spectrum_run", "spectrum_run_of", "SpectrumRun", "spectrum_store_settings", "weights_digest"]
+           "spectrum_run", "spectrum_run_of", "SpectrumRun", "spectrum_store_settings", "weights_digest", "records_digest"]
 
 
 def scaled_enclosure(enc: Any, scale: Any) -> Any:
@@ -199,6 +201,33 @@ def weights_digest(ck: Any, layout: Any, *, raw: bool, scale_logits: bool, layer
     return combined_sha256(matrix_sha256(m) for m in iter_plan(ck, layout, tasks, scale_logits=scale_logits))
 
 
+#: The record fields a bound reads from a report (``certbound bound --spectra``): bound by :func:`records_digest`.
+_BOUND_FIELDS = ("layer", "head", "type", "shape", "rank", "certified")
+
+
+def records_digest(weights_sha256: str, records: Iterable[dict[str, Any]]) -> str:
+    """sha256 binding a report's σ and rank records to its weights digest.
+
+    Covers, for every record in order, the fields ``certbound bound --spectra``
+    uses (identity, shape, certified rank bounds, the certificate flag and
+    the *exact* endpoints of every σᵢ), together with the weights digest: a
+    report whose records were edited after ``certbound spectrum`` wrote them
+    no longer matches. (A digest detects edits; it is not a signature —
+    whoever recomputes it vouches for the records.)
+
+    >>> r = [{"layer": 0, "head": None, "type": "M", "shape": [1, 1], "rank": {"lower": 1, "upper": 1},
+    ...       "certified": True, "sigma": [{"exact": {"lower": "1", "upper": "1"}}]}]
+    >>> records_digest("ab", r) == records_digest("ab", [dict(r[0], rank={"lower": 0, "upper": 1})])
+    False
+    """
+    h = hashlib.sha256(weights_sha256.encode())
+    for r in records:
+        core = {k: r.get(k) for k in _BOUND_FIELDS}
+        core["sigma"] = [q.get("exact") for q in r["sigma"]] if "sigma" in r else None
+        h.update(json.dumps(core, sort_keys=True, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
 def spectrum_store_settings(mode: str, ps: Iterable[str], include_sigma: bool) -> dict[str, Any]:
     """What a stored record depends on besides its matrix (a resumed records file must match)."""
     return {"certbound_version": __version__, "mode": mode, "p": [str(p) for p in ps], "sigma": bool(include_sigma)}
@@ -318,7 +347,11 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw:
         # values; `certbound bound --spectra` checks it against the model it bounds)
         "weights_sha256": combined_sha256(o.sha256 for o in outcomes),
     }
-    return SpectrumRun(head, outcomes, store)
+    run = SpectrumRun(head, outcomes, store)
+    # sha256 over the σ/rank records and the weights digest (`bound --spectra` refuses edited records);
+    # one streaming pass over the stored records, in report order.
+    head["records_sha256"] = records_digest(head["weights_sha256"], run.records())
+    return run
 
 
 def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_logits: bool = False,
