@@ -42,7 +42,8 @@ A_PRIORI_NOTE = (
     "Fixed before seeing the data (a priori): --seq-len, --loss-bound, --loss-lipschitz, --readout-norm, "
     "--p-grid-m, --mode fixed with every value of --constraints, the peeling grids' bases and steps (built in), "
     "--loss and the --margin of a ramp loss, delta, and the network class (--residual, --fixed-readout, "
-    "--no-logit-scale). Choosing the best of several runs over any of these invalidates delta (that would need a union bound over the runs). Free (may depend on the sample and the weights): "
+    "--no-logit-scale). Choosing the best of several runs over any of these invalidates delta (that would "
+    "need a union bound over the runs). Free (may depend on the sample and the weights): "
     "--softmax-lip, --act-lip (any valid constant), --partition-ratio, --spectrum-mode."
 )
 
