@@ -112,11 +112,11 @@ def run_sweep(
         if prefix:
             for k in range(1, L):
                 sub = prefix_layers(qs, k)
-                runs.append(ModelRun(f"{name}[1..{k}]", "prefix",
+                runs.append(ModelRun(f"{name}[0..{k - 1}]", "prefix",
                                      {v: paper_proxies(sub, v, exact_grid=False) for v in VARIANTS},
                                      sub, note=f"prefix of {name}"))
             # the full depth closes the prefix curve (it is the trained model itself)
-            runs.append(ModelRun(f"{name}[1..{L}]", "prefix", trained.results, qs, note=f"prefix of {name}"))
+            runs.append(ModelRun(f"{name}[0..{L - 1}]", "prefix", trained.results, qs, note=f"prefix of {name}"))
         say(f"  {name}: L={L}, N={info['hidden_size']} in {time.perf_counter() - t:.1f} s")
     if random_grid:
         depth = max(grid_L)
@@ -216,9 +216,10 @@ def run(args: argparse.Namespace) -> int:
     runs = run_sweep(args.models, random_grid=not args.no_random_grid, grid_L=args.grid_L, grid_N=args.grid_N,
                      seed=args.seed, prefix=not args.no_prefix, mode=args.mode, log=sys.stderr)
     seconds = time.perf_counter() - t0
-    what = (f"Run: certbound sweep {' '.join(args.models)}"
-            + ("" if args.no_random_grid else f" + random-init grid L={args.grid_L} N={args.grid_N} seed={args.seed}")
-            + f"; kernel mode {args.mode}; {seconds:.0f} s.")
+    # What was run, for captions: the command and its settings (the wall time goes to stdout and JSON only).
+    grid = "" if args.no_random_grid else (f" + random-init grid L in {{{', '.join(map(str, args.grid_L))}}}, "
+                                           f"N in {{{', '.join(map(str, args.grid_N))}}}, seed {args.seed}")
+    what = f"Run: certbound sweep {' '.join(args.models)}{grid}; kernel mode {args.mode}."
 
     rows, csv_rows, tex_entries = [], [], []
     for r in runs:
@@ -235,36 +236,46 @@ def run(args: argparse.Namespace) -> int:
     claims = claims_check(runs, args.plot_variant)
 
     figures: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
     if not args.no_figures:
         from certbound.report import figures as F
 
         trained = [r for r in runs if r.kind == "trained"]
-        figures["proxies_vs_N"] = F.plot_proxies_vs_width(runs, args.out, variant=args.plot_variant,
-                                                          what_was_run=what)
-        figures["proxies_vs_L"] = F.plot_proxies_vs_depth(runs, args.out, variant=args.plot_variant,
-                                                          what_was_run=what)
-        figures["norms_vs_N"] = F.plot_norms_vs_width(runs, args.out, what_was_run=what)
+        made = {
+            "proxies_vs_N": (F.plot_proxies_vs_width(runs, args.out, variant=args.plot_variant, what_was_run=what),
+                             "no model family has two widths at one depth (add the random-init grid)"),
+            "proxies_vs_L": (F.plot_proxies_vs_depth(runs, args.out, variant=args.plot_variant, what_was_run=what),
+                             "no model family has two depths at one width"),
+            "norms_vs_N": (F.plot_norms_vs_width(runs, args.out, what_was_run=what), "no per-matrix quantities"),
+        }
         focus = max(trained, key=lambda r: (r.num_layers * r.width)) if trained else max(
             (r for r in runs if r.kind == "random-init"), key=lambda r: (r.width, r.num_layers))
-        figures["singular_values"] = F.plot_singular_value_decay(focus, args.out, layers=(0, 1),
-                                                                  what_was_run=what)
+        made["singular_values"] = (F.plot_singular_value_decay(focus, args.out, layers=(0, 1), what_was_run=what),
+                                   "no singular values")
         if focus.kind != "trained":  # the c(p) figure shows every grid point exactly
             focus = F.ModelRun(focus.name, focus.kind, {args.plot_variant: paper_proxies(
                 focus.quantities, args.plot_variant)}, focus.quantities, note=focus.note)
-        figures["contribution_curves"] = F.plot_contribution_curves(focus, args.out, variant=args.plot_variant,
-                                                                    what_was_run=what)
+        made["contribution_curves"] = (F.plot_contribution_curves(focus, args.out, variant=args.plot_variant,
+                                                                  what_was_run=what), "")
+        for key, (fig, why) in made.items():
+            if fig is None:
+                skipped[key] = why
+            else:
+                figures[key] = fig
 
     header = ["model", "kind", "note", "L", "N", "heads", "variant", "m", "B_ours_lower", "B_ours_upper",
               "B_edelman_lower", "B_edelman_upper", "p_star_zero", "matrices"]
     doc = {
         "what_was_run": what,
         "note": ("Certified enclosures of the reference paper's Section-6 proxies (not generalization bounds). "
-                 "Trained checkpoints come from different training recipes; prefix runs are layers 1..k of one "
+                 "Trained checkpoints come from different training recipes; prefix runs are layers 0..k-1 of one "
                  "trained model; random-init runs are untrained controls."),
         "claims": claims,
         "models": [_run_entry(r) for r in runs],
         "figures": {k: {"pdf": os.path.basename(v["pdf"]), "png": os.path.basename(v["png"]),
                         "caption": v["caption"]} for k, v in figures.items()},
+        "figures_skipped": skipped,
+        "seconds": seconds,
     }
     tex = latex_fragment(summary_latex(tex_entries, digits=args.digits, caption="Certified proxies: sweep",
                                        label="tab:sweep"), "certbound sweep")
@@ -281,7 +292,9 @@ def run(args: argparse.Namespace) -> int:
     for c in claims:
         print("  " + c)
     print()
-    print(what)
+    print(f"{what} {seconds:.0f} s.")
+    for key, why in skipped.items():
+        print(f"figure {key} not drawn: {why}")
     print(f"wrote {args.out}/sweep.json, sweep.csv, sweep.tex, captions.md"
-          + ("" if args.no_figures else " and figures (PDF + PNG)"))
+          + ("" if args.no_figures or not figures else f" and {len(figures)} figures (PDF + PNG)"))
     return 0

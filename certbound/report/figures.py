@@ -12,7 +12,7 @@ What the data are is always labelled:
 * ``trained``  — a real checkpoint (different checkpoints come from
   different training recipes; points of different models are not a clean
   scaling experiment);
-* ``prefix``   — layers 1..k of one trained model (not a trained k-layer model);
+* ``prefix``   — the first k layers (0..k-1) of one trained model (not a trained k-layer model);
 * ``random-init`` — untrained weights with i.i.d. N(0, 0.02²) entries in the
   BERT-Miniature shapes (the control).
 
@@ -126,96 +126,131 @@ def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, caption: s
     return paths
 
 
+#: Marker shapes and (decreasing) sizes per series: a curve drawn later is smaller, so coinciding
+#: curves (e.g. QK and VO of a random initialisation) stay visible one inside the other.
+_MARKERS = "osD^vPX<>"
+_SIZES = (7.0, 5.5, 4.2, 3.2, 2.6, 2.2, 2.0, 1.8, 1.6)
+
+
+def _style(i: int) -> tuple[str, float]:
+    return _MARKERS[i % len(_MARKERS)], _SIZES[min(i, len(_SIZES) - 1)]
+
+
+def _legend_right(fig: Any, ax: Any) -> None:
+    """One legend outside the axes, on the right (never over the data); nothing if nothing is labelled."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+
+
 def _series(runs: Sequence[ModelRun], key: str) -> dict[tuple[str, str, int], list[ModelRun]]:
-    """Group runs by (kind, series name, fixed value) for curves over ``key``."""
+    """Group runs by (kind, series name, fixed value) for curves over ``key``.
+
+    Trained checkpoints are never grouped into one curve: each is its own
+    series (different checkpoints come from different training recipes).
+    """
     groups: dict[tuple[str, str, int], list[ModelRun]] = {}
     for r in runs:
         fixed = r.num_layers if key == "N" else r.width
-        series = r.note if r.kind == "prefix" else r.kind
+        series = r.note if r.kind == "prefix" else (r.name if r.kind == "trained" else r.kind)
         groups.setdefault((r.kind, series, fixed), []).append(r)
     return groups
 
 
-def _normalised_panels(plt: Any, runs: Sequence[ModelRun], key: str, variant: str) -> Any:
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
+def _normalised_panels(plt: Any, runs: Sequence[ModelRun], key: str, variant: str) -> Any | None:
+    """Two panels (B_ours, B_Edelman) of curves normalised at their first point; None if nothing to draw."""
     groups = _series(runs, key)
+    drawable = {k: v for k, v in groups.items() if len(v) >= 2}
+    if not drawable:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig.subplots_adjust(right=0.74, wspace=0.28)
+    ordered = sorted(drawable.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2]))
     for ax, proxy, title in zip(axes, ("B_ours", "B_edelman"), ("$B_{ours}$", "$B_{Edelman}$")):
-        for (kind, series, fixed), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-            xs = [m.width if key == "N" else m.num_layers for m in members]
+        for i, ((kind, series, fixed), members) in enumerate(ordered):
+            xs = np.asarray([m.width if key == "N" else m.num_layers for m in members])
             order = np.argsort(xs)
-            xs = np.asarray(xs)[order]
-            ys = np.asarray([members[i].upper(proxy, variant) for i in order])
-            if len(xs) < 2:
-                continue
+            ys = np.asarray([members[j].upper(proxy, variant) for j in order])
+            marker, size = _style(i)
             label = f"{series}, {'L' if key == 'N' else 'N'}={fixed}"
-            ax.plot(xs, ys / ys[0], _KIND_STYLE[kind], marker="o", ms=3, label=label)
+            ax.plot(xs[order], ys / ys[0], _KIND_STYLE[kind], marker=marker, ms=size, lw=1.2, label=label,
+                    zorder=2 + i)
         ax.set_yscale("log")
-        ax.set_xlabel("hidden width N" if key == "N" else "depth L")
+        ax.set_xlabel("hidden width N" if key == "N" else "depth L (number of layers)")
         ax.set_ylabel(f"{title} / value at smallest {'N' if key == 'N' else 'L'}")
         ax.set_title(f"{title} ({variant} variant)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6, ncol=2)
+    _legend_right(fig, axes[-1])
     return fig
 
 
 def plot_proxies_vs_width(runs: Sequence[ModelRun], out_dir: str, *, variant: str = "paper",
-                          what_was_run: str = "") -> dict[str, str]:
-    """Both proxies vs N at fixed L, normalised at the smallest N (log y)."""
+                          what_was_run: str = "") -> dict[str, str] | None:
+    """Both proxies vs N at fixed L, normalised at the smallest N (log y); None if no curve has two widths."""
     plt = import_pyplot()
     fig = _normalised_panels(plt, runs, "N", variant)
+    if fig is None:
+        return None
     caption = ("Proxies vs hidden width N at fixed depth L, each curve divided by its value at the smallest N "
                "(certified upper ends). Dotted: untrained random initialisation (std 0.02, BERT-Miniature "
-               "shapes, heads N/64, d_ff 4N) - a control, not trained weights. " + what_was_run)
+               "shapes, heads N/64, d_ff 4N) - a control, not trained weights. Coinciding curves are drawn "
+               "with decreasing marker sizes. " + what_was_run)
     out = save_figure(fig, out_dir, "proxies_vs_N", caption)
     plt.close(fig)
     return out
 
 
 def plot_proxies_vs_depth(runs: Sequence[ModelRun], out_dir: str, *, variant: str = "paper",
-                          what_was_run: str = "") -> dict[str, str]:
-    """Both proxies vs L at fixed N, normalised at the smallest L (log y).
+                          what_was_run: str = "") -> dict[str, str] | None:
+    """Both proxies vs L at fixed N, normalised at the smallest L (log y); None if no curve has two depths.
 
-    Prefix-depth curves (layers 1..k of one trained model) are dashed and
-    labelled; trained checkpoints of different depths at the same N are
-    solid and come from different training recipes.
+    Prefix-depth curves (layers 0..k-1 of one trained model) are dashed and
+    labelled; a trained checkpoint is never joined to another (different
+    checkpoints come from different training recipes).
     """
     plt = import_pyplot()
     fig = _normalised_panels(plt, runs, "L", variant)
+    if fig is None:
+        return None
     caption = ("Proxies vs depth L at fixed width N, each curve divided by its value at the smallest L "
-               "(certified upper ends). Dashed: prefix-depth curves (layers 1..k of one trained model, not "
-               "trained k-layer models). Solid: different trained checkpoints (different training recipes). "
-               "Dotted: untrained random initialisation (control). " + what_was_run)
+               "(certified upper ends). Dashed: prefix-depth curves (the first k layers, 0..k-1, of one trained "
+               "model; not trained k-layer models). Dotted: untrained random initialisation (control). Trained "
+               "checkpoints of different depths are different training recipes and are not joined. Coinciding "
+               "curves are drawn with decreasing marker sizes. " + what_was_run)
     out = save_figure(fig, out_dir, "proxies_vs_L", caption)
     plt.close(fig)
     return out
 
 
 def plot_singular_value_decay(run: ModelRun, out_dir: str, *, layers: Sequence[int] = (0,),
-                              what_was_run: str = "") -> dict[str, str]:
-    """Certified singular values (upper ends) of every QK head, VO head, M_in, M_out."""
+                              what_was_run: str = "") -> dict[str, str] | None:
+    """Certified singular values (upper ends) of every QK head, VO head, M_in, M_out (layers 0-based)."""
     plt = import_pyplot()
-    fig, axes = plt.subplots(1, 4, figsize=(14, 4.2))
-    fig.subplots_adjust(wspace=0.3)
+    present = [q for q in run.quantities if q.layer in layers and q.sigma_upper is not None]
+    if not present:
+        return None
+    fig, axes = plt.subplots(1, 4, figsize=(15, 4.2))
+    fig.subplots_adjust(wspace=0.32, right=0.88)
     palette = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
     for j, (ax, t) in enumerate(zip(axes, ("QK", "VO", "M_in", "M_out"))):
-        for q in run.quantities:
-            if q.type != t or q.layer not in layers or q.sigma_upper is None:
+        for q in present:
+            if q.type != t:
                 continue
             k = q.rank[1] if q.rank is not None else len(q.sigma_upper)
             s = np.asarray(q.sigma_upper[:k])
             first = q.head in (None, 0)
             ax.plot(np.arange(1, len(s) + 1), s, lw=0.7, alpha=0.7, color=palette[q.layer % len(palette)],
-                    label=(f"layer {q.layer + 1}" + (" (all heads)" if q.head is not None else "")) if first else None)
+                    label=(f"layer {q.layer}" + (" (every head)" if q.head is not None else "")) if first else None)
         ax.set_yscale("log")
         ax.set_xlabel("index i")
         if j == 0:
             ax.set_ylabel("sigma_i (certified upper end)")
         ax.set_title(t)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
-    caption = (f"Singular-value decay of {run.name} ({run.kind}), layers {', '.join(str(l + 1) for l in layers)}: "
-               "every head's QK and VO (only singular values that may be nonzero, up to the certified rank) "
-               "and M_in, M_out. " + what_was_run)
+    _legend_right(fig, axes[-1])
+    caption = (f"Singular-value decay of {run.name} ({run.kind}), layers {', '.join(str(l) for l in layers)} "
+               "(0-based, as in the tables): every head's QK and VO (only singular values that may be nonzero, "
+               "up to the certified rank) and M_in, M_out. " + what_was_run)
     out = save_figure(fig, out_dir, "singular_values", caption)
     plt.close(fig)
     return out
@@ -237,39 +272,46 @@ def _mean_norms(run: ModelRun, layer_limit: int | None) -> dict[str, dict[str, f
 
 
 def plot_norms_vs_width(runs: Sequence[ModelRun], out_dir: str, *, depth: int = 2,
-                        what_was_run: str = "") -> dict[str, str]:
-    """(2,1)-, (1,1)- and spectral-norm growth with N (mean over heads/layers 1..depth)."""
+                        what_was_run: str = "") -> dict[str, str] | None:
+    """(2,1)-, (1,1)- and spectral-norm growth with N (mean over heads and layers 0..depth-1); None if empty."""
     plt = import_pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
-    fig.subplots_adjust(wspace=0.3)
+    series = []
+    for kind in ("trained", "random-init"):  # prefix runs are subsets of trained ones
+        members = sorted((r for r in runs if r.kind == kind and r.quantities
+                          and (kind != "random-init" or r.num_layers == depth)), key=lambda r: r.width)
+        for t in ("QK", "VO", "M_in", "M_out"):
+            pts = [(r, _mean_norms(r, depth).get(t, {})) for r in members]
+            pts = [(r, v) for r, v in pts if v]
+            if pts:
+                series.append((kind, t, pts))
+    if not series:
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    fig.subplots_adjust(wspace=0.32, right=0.84)
+    types = ("QK", "VO", "M_in", "M_out")
     for ax, norm in zip(axes, ("(2,1)", "(1,1)", "spectral")):
-        for kind in ("trained", "random-init"):  # prefix runs are subsets of trained ones
-            members = [r for r in runs if r.kind == kind and r.quantities and
-                       (kind != "random-init" or r.num_layers == depth)]
-            if not members:
+        for i, (kind, t, pts) in enumerate(series):
+            # Dodge the four types sideways (×2^(±0.03)) so coinciding values stay visible.
+            dodge = 2.0 ** (0.03 * (types.index(t) - 1.5))
+            xs = [r.width * dodge for r, v in pts if np.isfinite(v.get(norm, np.nan))]
+            ys = [v[norm] for r, v in pts if np.isfinite(v.get(norm, np.nan))]
+            if not xs:
                 continue
-            members.sort(key=lambda r: r.width)
-            for t, marker in zip(("QK", "VO", "M_in", "M_out"), "os^v"):
-                xs, ys = [], []
-                for r in members:
-                    v = _mean_norms(r, depth).get(t, {}).get(norm)
-                    if v is not None and np.isfinite(v):
-                        xs.append(r.width)
-                        ys.append(v)
-                if xs:
-                    style = _KIND_STYLE[kind] if kind == "random-init" else "none"
-                    ax.plot(xs, ys, linestyle=style, marker=marker, ms=4 if kind == "random-init" else 6,
-                            mfc="none" if kind == "trained" else None, label=f"{t} ({kind})")
+            marker, _ = _style(types.index(t))
+            trained = kind == "trained"
+            ax.plot(xs, ys, linestyle="none" if trained else _KIND_STYLE[kind], marker=marker,
+                    ms=7 if trained else 4, mfc="none" if trained else None, label=f"{t} ({kind})")
         ax.set_yscale("log")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("hidden width N")
         ax.set_title(f"{norm} norm")
         ax.set_ylabel("mean per matrix (certified upper ends)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6, ncol=2)
+    _legend_right(fig, axes[-1])
     caption = (f"Norm growth with width: mean per-matrix (2,1)-, (1,1)- and spectral norms over heads and layers "
-               f"1..{depth}. Lines: untrained random initialisation at L={depth} (control); isolated markers: "
-               "trained checkpoints (different recipes). " + what_was_run)
+               f"0..{depth - 1}. Lines: untrained random initialisation with L={depth} (control); hollow markers: "
+               "trained checkpoints (different recipes). The four matrix types are shifted slightly sideways "
+               "so that equal values (QK and VO of a random initialisation) do not hide each other. " + what_was_run)
     out = save_figure(fig, out_dir, "norms_vs_N", caption)
     plt.close(fig)
     return out
@@ -277,28 +319,35 @@ def plot_norms_vs_width(runs: Sequence[ModelRun], out_dir: str, *, depth: int = 
 
 def plot_contribution_curves(run: ModelRun, out_dir: str, *, variant: str = "paper",
                              what_was_run: str = "") -> dict[str, str]:
-    """Per-matrix c(p) over the grid P_m (upper ends), p* marked."""
+    """Per-type median and range of c(p) over the grid P_m (upper ends), with where p* falls."""
     plt = import_pyplot()
     res = run.results[variant]
-    fig, ax = plt.subplots(figsize=(8, 4.8))
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig.subplots_adjust(right=0.78)
     colors = {"QK": "tab:blue", "VO": "tab:orange", "M_in": "tab:green", "M_out": "tab:red"}
     grid = np.asarray([float(p) for p in res.grid])
-    seen = set()
-    for m in res.matrices:
-        ys = np.asarray([float_upper(c) for c in m.c])
-        ax.plot(grid, ys, color=colors[m.type], lw=0.6, alpha=0.5,
-                label=m.type if m.type not in seen else None)
-        ax.plot([float(m.p_star)], [float_upper(m.contribution_at_p_star)], "k.", ms=3)
-        seen.add(m.type)
+    for t, color in colors.items():
+        ms = [m for m in res.matrices if m.type == t]
+        if not ms:
+            continue
+        ys = np.asarray([[float_upper(c) for c in m.c] for m in ms])
+        ax.fill_between(grid, ys.min(axis=0), ys.max(axis=0), color=color, alpha=0.18, lw=0)
+        ax.plot(grid, np.median(ys, axis=0), color=color, lw=1.5, label=f"{t}: median, range ({len(ms)})")
+        stars = np.asarray([float(m.p_star) for m in ms])
+        vals = np.asarray([float_upper(m.contribution_at_p_star) for m in ms])
+        ax.plot(stars, vals, linestyle="none", marker="|", ms=9, color=color)
     ax.set_yscale("log")
     ax.set_xlabel("Schatten index p (grid P_m)")
     ax.set_ylabel("c(p) (certified upper end)")
     ax.set_title(f"Per-matrix contributions c(p), {run.name} ({variant} variant)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend_right(fig, ax)
     counts = res.p_star_counts()
-    caption = (f"c(p) = S_p^(1/(p+2)) K^(p/(p+2)) N^((p+1)/(p+2)) over P_m (m={res.m}) for every matrix of "
-               f"{run.name} ({run.kind}); black dots: chosen p* (counts {counts}). " + what_was_run)
+    total = len(res.matrices)
+    chosen = ", ".join(f"p* = {p} for {k} of {total}" for p, k in sorted(counts.items(), key=lambda kv: -kv[1]))
+    caption = (f"c(p) = S_p^(1/(p+2)) K^(p/(p+2)) N^((p+1)/(p+2)) over P_m (m={res.m}) for the {total} matrices of "
+               f"{run.name} ({run.kind}): per matrix type the median (line) and the range (band); ticks: each "
+               f"matrix's chosen p* and c(p*) ({chosen}). " + what_was_run)
     out = save_figure(fig, out_dir, "contribution_curves", caption)
     plt.close(fig)
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 
 import numpy as np
@@ -107,6 +108,10 @@ def test_sweep_writes_tables_and_figures(tmp_path, capsys):
     assert all(v["caption"] for v in doc["figures"].values())
     assert "untrained" in doc["figures"]["proxies_vs_N"]["caption"]
     assert "different training recipes" in doc["figures"]["proxies_vs_L"]["caption"]
+    for v in doc["figures"].values():  # captions say what was run, not how long it took, and hold no dict literal
+        assert not re.search(r"\d s\.$", v["caption"]) and "{'" not in v["caption"]
+    assert "layers 0, 1 (0-based" in doc["figures"]["singular_values"]["caption"]
+    assert "[0..1]" in " ".join(m["name"] for m in doc["models"])  # prefix names 0-based like the tables
     tex = (out / "sweep.tex").read_text()
     assert tex.startswith("% certbound sweep: input this") and "\\documentclass" not in tex  # a fragment
     if shutil.which("pdflatex") or os.environ.get("CERTBOUND_REQUIRE_LATEX") == "1":
@@ -126,3 +131,30 @@ def test_model_run_kind_is_checked():
 
     with pytest.raises(ValueError, match="kind"):
         ModelRun("x", "pretrained", {})
+
+
+def test_one_model_sweep_draws_no_empty_axes(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    import warnings
+
+    d = tmp_path / "tiny"
+    write_tiny_bert(d, L=2)
+    out = tmp_path / "out"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. matplotlib's "No artists with labels found to put in legend"
+        assert main(["sweep", str(d), "--out", str(out), "--no-random-grid", "--no-prefix"]) == 0
+    doc = json.loads((out / "sweep.json").read_text())
+    assert set(doc["figures_skipped"]) == {"proxies_vs_N", "proxies_vs_L"}
+    assert not (out / "proxies_vs_N.png").exists()
+    assert "not drawn" in capsys.readouterr().out
+
+
+def test_trained_checkpoints_are_not_joined():
+    from certbound.report.figures import _series
+
+    class R:
+        def __init__(self, name, L):
+            self.name, self.kind, self.note, self.num_layers, self.width = name, "trained", "", L, 384
+
+    groups = _series([R("a", 3), R("b", 6)], "L")
+    assert all(len(v) == 1 for v in groups.values())  # one series per checkpoint: never a line through both
