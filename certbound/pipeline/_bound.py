@@ -42,7 +42,7 @@ from typing import Any, Union
 import numpy as np
 from flint import arb
 
-from certbound.ball import DEFAULT_PREC, ball_from_json, float_upper, working_precision
+from certbound.ball import DEFAULT_PREC, ball_from_json, float_upper, upper_fraction, working_precision
 from certbound.bounds import (
     BoundOptions,
     MatrixConstraint,
@@ -520,14 +520,34 @@ def _load_constraints(path: str) -> dict:
         raise ValueError(f"{path}: expected a list of {{layer, head, type, p, schatten_radius, spectral_radius}}")
     out = {}
     for i, r in enumerate(data):
+        where = f"{path}: entry {i}"
         try:
+            if r.get("type") == "readout":
+                continue  # the readout norm is --readout-norm, not a matrix constraint
             head = r.get("head") if r["type"] in ("QK", "VO") else None
+            p = Fraction(str(r.get("p_exact", r["p"])))
             out[(int(r["layer"]), head, r["type"])] = MatrixConstraint(
-                Fraction(str(r["p"])), _parse_number(str(r["schatten_radius"]), f"{path}[{i}]"),
-                _parse_number(str(r["spectral_radius"]), f"{path}[{i}]"))
+                p, _constraint_number(r["schatten_radius"], f"{where}: schatten_radius"),
+                _constraint_number(r["spectral_radius"], f"{where}: spectral_radius"))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: entry {i}: {exc}") from None
+            raise ValueError(f"{where}: {exc}") from None
     return out
+
+
+def _constraint_number(value: Any, where: str) -> Fraction | float:
+    """A constraint value: a number (string or JSON number), or a certified quantity of ``bound --json``.
+
+    A certified quantity ``{"lower", "upper", "exact": {...}}`` stands for its exact upper end, the
+    smallest value the constraint can take and still hold for those weights.
+    """
+    if isinstance(value, dict):
+        if "exact" not in value:
+            raise ValueError(f"{where}: expected a number or a certified quantity with 'exact' end points")
+        hi = upper_fraction(ball_from_json(value))
+        if hi is None:
+            raise ValueError(f"{where}: the certified quantity is unbounded")
+        value = str(hi)
+    return _parse_number(str(value), where)
 
 
 # ---------------------------------------------------------------------------

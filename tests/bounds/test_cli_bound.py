@@ -66,6 +66,31 @@ def test_bound_cli_fixed_mode(tmp_path):
     assert d["theorem"].startswith("Theorem 1") and d["log_inv_prior"]["upper"] == "0"
 
 
+def test_bound_json_is_accepted_as_constraints(tmp_path):
+    # `bound --json` output (e.g. of a pilot run on other data) can be fed back as --constraints: its
+    # certified radii stand for their exact upper ends, p for p_exact.
+    from fractions import Fraction
+
+    from certbound.ball import ball_from_json, upper_fraction
+    from certbound.pipeline._bound import _load_constraints
+
+    model = _tiny_bert(str(tmp_path))
+    post = tmp_path / "post.json"
+    assert main(["bound", model, "--n", "1e9", "--delta", "0.1", "--json", str(post), "--quiet"]) == 0
+    cons = _load_constraints(str(post))
+    doc = json.loads(post.read_text())
+    for m in doc["matrices"]:
+        if m["type"] == "readout":
+            continue
+        c = cons[(m["layer"], m["head"] if m["type"] in ("QK", "VO") else None, m["type"])]
+        assert Fraction(c.schatten_p) == Fraction(m["p_exact"])
+        assert Fraction(c.schatten_radius) == upper_fraction(ball_from_json(m["schatten_radius"]))
+    out = tmp_path / "fixed.json"
+    assert main(["bound", model, "--n", "1e9", "--delta", "0.1", "--mode", "fixed", "--constraints", str(post),
+                 "--json", str(out), "--quiet"]) == 0
+    assert json.loads(out.read_text())["theorem"].startswith("Theorem 1")
+
+
 def test_bound_cli_errors_leave_no_file(tmp_path):
     model = _tiny_bert(str(tmp_path))
     out = tmp_path / "b.json"
