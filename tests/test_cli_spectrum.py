@@ -164,11 +164,11 @@ def test_nan_weight_with_jobs(bert_dir, tmp_path, capsys):
 def test_unsupported_architecture(bert_dir, tmp_path, capsys):
     d, _ = bert_dir
     cfg = json.loads((d / "config.json").read_text())
-    cfg["model_type"] = "llama"
-    cfg["architectures"] = ["LlamaForCausalLM"]
+    cfg["model_type"] = "toyformer"
+    cfg["architectures"] = ["ToyformerForCausalLM"]
     (d / "config.json").write_text(json.dumps(cfg))
     _assert_fails_cleanly(["spectrum", str(d), "--json", str(tmp_path / "o.json")], tmp_path, capsys,
-                          "llama", "--mapping", "distilbert")
+                          "toyformer", "--mapping", "distilbert")
 
 
 def test_shape_mismatch(bert_dir, tmp_path, capsys):

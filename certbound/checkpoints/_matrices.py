@@ -1,23 +1,31 @@
 """The theory's matrices, per layer and head, from a checkpoint.
 
-Row-vector convention (x ↦ xW), with W_Q, W_K, W_V, W_O the N × N row-vector
-projection matrices of a layer and s_h = [h·d_h, (h+1)·d_h) the columns of
-head h (``/work/shared/theory/paper-known.md`` §6, ``proofs/`` notation):
+Row-vector convention (x ↦ xW), with W_Q (N × H·d_h), W_K, W_V (N × H_kv·d_h),
+W_O (H·d_h × N) the row-vector projections of a layer, s_h = [h·d_h,
+(h+1)·d_h) the columns of head h and g(h) = ⌊h·H_kv/H⌋ the key/value head
+that query head h uses (grouped-/multi-query attention; g(h) = h without)
+(``/work/shared/theory/paper-known.md`` §6, ``proofs/architectures.md``):
 
-* ``QK``  = W_Q[:, s_h] · W_K[:, s_h]ᵀ   (N × N, rank ≤ d_h)
-* ``VO``  = W_V[:, s_h] · W_O[s_h, :]    (N × N, rank ≤ d_h)
-* ``M_in``  (N × d_ff) and ``M_out`` (d_ff × N), the FFN matrices
-* on request the raw per-layer ``W_Q``, ``W_K``, ``W_V``, ``W_O`` (N × N).
+* ``QK``  = W_Q[:, s_h] · W_K[:, s_g(h)]ᵀ   (N × N, rank ≤ d_h)
+* ``VO``  = W_V[:, s_g(h)] · W_O[s_h, :]    (N × N, rank ≤ d_h)
+* ``QK_cross``, ``VO_cross``: the same for a decoder's cross-attention
+  (queries from the decoder stream, keys and values from the encoder output)
+* ``M_in``  (N × d_ff) and ``M_out`` (d_ff × N), the FFN matrices; or, for a
+  gated FFN φ(x M_gate) ⊙ (x M_up) M_down, the three ``M_gate``, ``M_up``
+  (N × d_ff), ``M_down`` (d_ff × N) — per expert (``expert``) for mixtures of
+  experts
+* on request the raw per-layer ``W_Q``, ``W_K``, ``W_V``, ``W_O``.
 
-certbound-pi checkpoints (``model_type`` ``certbound-pi``,
-:mod:`certbound.checkpoints._pi`): the head width d_h comes from the config
-(W_Q, W_K, W_V are N × H·d_h, W_O is H·d_h × N); variant P has one FFN
-matrix ``M`` (N × N) instead of ``M_in``/``M_out`` — a request for the FFN
-pair (both ``M_in`` and ``M_out``, as in the default :data:`MATRIX_TYPES`)
-yields ``M``, a request for only one of them is an error; the learned readout
-is type ``readout`` (N × 1, the vector as a column, so σ₁ = ‖w‖₂; only on
-request, after the last layer). Their logits carry no 1/√d_h, so
-``scale_logits`` is refused.
+Encoder-decoder models number layers globally, encoder first; each matrix
+names its ``stack``. A shared layer (ALBERT) is yielded for each layer that
+uses it, with ``same_as_layer`` naming the first such layer.
+
+Rotary models (LLaMA, Mistral, Qwen, Gemma, Phi, GPT-NeoX, GPT-J, Falcon,
+ModernBERT): the logit of query position t and key position s is
+x_t W_Q[:, s_h] R_{s−t} W_K[:, s_g]ᵀ x_sᵀ with a position-dependent rotation
+R; ``QK`` is the rotation-free bilinear form (R = I), which is the exact logit
+form for s = t and of the projections before the rotation
+(``proofs/architectures.md`` §3 says what a bound does and does not cover).
 
 In PyTorch (out, in) storage this is exactly the paper's slicing:
 QK = q_hᵀ k_h with q_h = W_query[s_h, :], and VO = v_hᵀ O_h with
@@ -28,15 +36,18 @@ VO carries factors ``A``, ``B`` (N × d_h) with W = A Bᵀ, for
 :func:`certbound.enclose.enclose_singular_values_of_product`. Other types carry
 the dense row-vector matrix.
 
-Logit scale (option ``scale_logits``): attention uses (x W_Q)(x W_K)ᵀ/√d_h,
-so the scaled QK is QK/√d_h. If d_h is a power of 4, 1/√d_h = 2^-k is folded
+Logit scale (option ``scale_logits``): attention uses (x W_Q)(x W_K)ᵀ/√d with
+d = :meth:`ModelLayout.logit_scale_d` (d_h for most architectures; Gemma 2/3:
+``query_pre_attn_scalar``; GPT-2 with ``scale_attn_by_inverse_layer_idx``:
+d_h·(layer+1)²; DeBERTa-v2: d_h times its scale factor), so the scaled QK is
+QK/√d. If d is a power of 4, 1/√d = 2^-k is folded
 into ``A`` by an exact power-of-two scaling (checked to lose no bits to
-underflow). Otherwise the factor stays symbolic: ``logit_scale_d = d_h`` and
-the consumer multiplies every singular value by the Arb ball 1/√d_h
+underflow). Otherwise the factor stays symbolic: ``logit_scale_d = d`` and
+the consumer multiplies every singular value by the Arb ball 1/√d
 (:meth:`TheoryMatrix.scale`) — it is never rounded into float weights.
 
 Memory: tensors are read one at a time per layer and role; at most the four
-N × N attention matrices of one layer (or one FFN matrix) are alive at once,
+attention projections of one layer (or one FFN matrix) are alive at once,
 plus the small per-head factor copies being yielded.
 """
 
@@ -48,10 +59,11 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ._architectures import ModelLayout, load_mapping, resolve_layout
+from ._architectures import ModelLayout, Stack, load_mapping, resolve_layout
 from ._sources import Checkpoint, load_checkpoint
 
-__all__ = ["TheoryMatrix", "theory_matrices", "MATRIX_TYPES", "RAW_TYPES", "EXTRA_TYPES", "open_model"]
+__all__ = ["TheoryMatrix", "theory_matrices", "MATRIX_TYPES", "RAW_TYPES", "EXTRA_TYPES", "GATED_TYPES",
+           "CROSS_TYPES", "open_model"]
 
 #: Matrix types the bounds use, in output order within a layer.
 MATRIX_TYPES = ("QK", "VO", "M_in", "M_out")
@@ -59,6 +71,10 @@ MATRIX_TYPES = ("QK", "VO", "M_in", "M_out")
 RAW_TYPES = ("W_Q", "W_K", "W_V", "W_O")
 #: Types only some architectures have (certbound-pi): variant P's FFN matrix, the learned readout.
 EXTRA_TYPES = ("M", "readout")
+#: A gated feed-forward's three matrices: φ(x M_gate) ⊙ (x M_up) M_down (SwiGLU/GeGLU).
+GATED_TYPES = ("M_gate", "M_up", "M_down")
+#: Cross-attention (a decoder stack's queries, the encoder output's keys and values).
+CROSS_TYPES = ("QK_cross", "VO_cross")
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +105,17 @@ class TheoryMatrix:
         folded exactly into ``A``.
     sources : tuple of str
         The stored tensor names the matrix is built from.
+    stack : str
+        ``"encoder"``/``"decoder"`` for encoder-decoder models, else ``""``.
+    expert : int or None
+        The expert (mixture-of-experts FFN matrices), else ``None``.
+    kv_head : int or None
+        For QK/VO: the key/value head paired with query head ``head``
+        (⌊head·H_kv/H⌋; equal to ``head`` without grouped-query attention).
+    same_as_layer : int or None
+        An earlier layer using the very same stored tensors (ALBERT's shared
+        layer): the matrix is identical to that layer's, so its certificate can
+        be reused; ``None`` otherwise.
     """
 
     layer: int
@@ -100,12 +127,18 @@ class TheoryMatrix:
     logit_scale_d: int = 1
     logit_scale_folded: int = 1
     sources: tuple[str, ...] = ()
+    stack: str = ""
+    expert: int | None = None
+    kv_head: int | None = None
+    same_as_layer: int | None = None
 
     @property
     def label(self) -> str:
-        """Short human-readable identifier, e.g. ``"layer 3 head 5 QK"``."""
+        """Short human-readable identifier, e.g. ``"layer 3 head 5 QK"`` or ``"decoder layer 7 head 0 QK_cross"``."""
         h = "" if self.head is None else f" head {self.head}"
-        return f"layer {self.layer}{h} {self.type}"
+        e = "" if self.expert is None else f" expert {self.expert}"
+        st = f"{self.stack} " if self.stack else ""
+        return f"{st}layer {self.layer}{h}{e} {self.type}"
 
     @property
     def structural_rank_bound(self) -> int:
@@ -162,9 +195,9 @@ def _fold_scale(a: np.ndarray, d: int) -> tuple[np.ndarray, int, int]:
     return a, d, 1
 
 
-def _rowvec(ck: Checkpoint, layout: ModelLayout, role: str, layer: int) -> np.ndarray:
+def _rowvec(ck: Checkpoint, layout: ModelLayout, role: str, layer: int, expert: int | None = None) -> np.ndarray:
     """The row-vector matrix of a role (N × out), read and converted exactly."""
-    t = ck.get(layout.tensor_name(role, layer))
+    t = ck.get(layout.tensor_name(role, layer, expert))
     # A transposed *view* (no copy): the loader's peak stays at one copy of
     # the tensor; consumers that need C order copy it themselves.
     return t if layout.layout in ("conv1d", "row-vector") else t.T
@@ -198,14 +231,16 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
         An opened checkpoint or a path for :func:`open_model`.
     types : sequence of str
         Which of ``QK``, ``VO``, ``M_in``, ``M_out`` (and raw types) to yield;
-        certbound-pi models: also ``M`` (variant P; asking for both ``M_in``
-        and ``M_out`` yields it) and ``readout``. ``layout.matrix_types`` are
-        exactly the layout's per-layer theory matrices.
+        also ``QK_cross``, ``VO_cross`` (asking for QK/VO brings them along),
+        the gated ``M_gate``, ``M_up``, ``M_down`` and certbound-pi's ``M`` (asking
+        for both ``M_in`` and ``M_out`` yields a layout's FFN matrices, whatever
+        they are) and ``readout``. ``layout.matrix_types`` are exactly the
+        layout's per-layer theory matrices.
     raw : bool
         Also yield the raw per-layer ``W_Q``, ``W_K``, ``W_V``, ``W_O``.
     scale_logits : bool
-        Fold the attention logit scale 1/√d_h into ``QK`` (see module doc).
-        Refused (ValueError) for architectures without that scale (certbound-pi).
+        Fold the attention logit scale 1/√d into ``QK`` (see module doc).
+        Refused (ValueError) for architectures without that scale (certbound-pi, T5).
     layers : sequence of int, optional
         Restrict to these layers.
     layout, mapping
@@ -214,7 +249,8 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
     Yields
     ------
     TheoryMatrix
-        Per layer: QK heads, (raw W_Q, W_K), VO heads, (raw W_V, W_O), M_in, M_out.
+        Per layer: QK heads, (raw W_Q, W_K), VO heads, (raw W_V, W_O), cross-attention QK and VO heads,
+        then the FFN matrices (per expert).
 
     Examples
     --------
@@ -263,83 +299,161 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
 
 
 def _types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits: bool) -> set[str]:
-    """Check requested types (and ``scale_logits``) against a layout; map the FFN pair to ``M`` (variant P)."""
-    unknown = want - set(MATRIX_TYPES) - set(RAW_TYPES) - set(EXTRA_TYPES)
+    """Check requested types (and ``scale_logits``) against a layout; map the FFN pair to the layout's FFN types.
+
+    The pair ``M_in``, ``M_out`` (both, as in the default :data:`MATRIX_TYPES`)
+    means "this layout's feed-forward matrices": ``M`` for certbound-pi variant
+    P, ``M_gate``, ``M_up``, ``M_down`` for a gated FFN; ``QK``/``VO`` bring the
+    cross-attention types along when the layout has them. A request for only one
+    of the pair where the layout has neither is an error.
+    """
+    known = set(MATRIX_TYPES) | set(RAW_TYPES) | set(EXTRA_TYPES) | set(GATED_TYPES) | set(CROSS_TYPES)
+    unknown = want - known
     if unknown:
-        raise ValueError(f"unknown matrix type(s) {sorted(unknown)}; known: {MATRIX_TYPES + RAW_TYPES + EXTRA_TYPES}")
+        raise ValueError(f"unknown matrix type(s) {sorted(unknown)}; known: "
+                         f"{MATRIX_TYPES + RAW_TYPES + EXTRA_TYPES + GATED_TYPES + CROSS_TYPES}")
     if scale_logits and not lay.attention_logit_scale:
         raise ValueError(f"{where}: {lay.architecture} attention computes logits without 1/sqrt(d_h) "
                          "(A = W_Q W_K^T exactly), so the logit-scale option does not apply: drop --scale-logits "
                          "(`certbound bound`: pass --no-logit-scale)")
     if "readout" in want and not lay.has_readout:
         raise ValueError(f"{where}: {lay.architecture} checkpoints have no learned readout matrix (type 'readout')")
-    if lay.ffn_kind == "single":
-        pair = want & {"M_in", "M_out"}
-        if len(pair) == 1:
+    have = set(lay.matrix_types)
+    pair = want & {"M_in", "M_out"}
+    if pair and not pair <= have:
+        if len(pair) == 1 and lay.ffn_kind == "single":
             raise ValueError(f"{where}: this {lay.architecture} model is variant P: its one feed-forward matrix is "
                              f"type 'M' (there is no {pair.pop()})")
-        if pair:  # the FFN pair (e.g. the default MATRIX_TYPES) means this layout's FFN matrix
-            want = (want - pair) | {"M"}
-    elif "M" in want:
+        if len(pair) == 1:
+            alt = " (" + ", ".join(t for t in lay.matrix_types if t.startswith("M")) + ")"
+            raise ValueError(f"{where}: this {lay.architecture} model has no {pair.pop()}; its feed-forward "
+                             f"matrices are{alt}")
+        want = (want - pair) | {t for t in lay.matrix_types if t == "M" or t in GATED_TYPES}
+    if want & {"QK", "VO"} and set(CROSS_TYPES) & have:
+        want |= {c for c, t in zip(CROSS_TYPES, ("QK", "VO")) if t in want}
+    if "M" in want and "M" not in have and lay.ffn_kind == "two":
         raise ValueError(f"{where}: this {lay.architecture} model has two feed-forward matrices (M_in, M_out), "
                          "not a single 'M'")
+    for t in sorted(want & (set(GATED_TYPES) | set(CROSS_TYPES) | {"M"})):
+        if t not in have:
+            raise ValueError(f"{where}: this {lay.architecture} model has no {t} matrices "
+                             f"(its types: {', '.join(lay.matrix_types)})")
     return want
+
+
+def _split_fused_qkv(qkv: np.ndarray, s: Stack, qkv_layout: str | None, where: str) -> dict[str, np.ndarray]:
+    """Row-vector W_Q (N × H·d_h), W_K, W_V (N × H_kv·d_h) from a fused N × (H + 2·H_kv)·d_h matrix.
+
+    ``contiguous``: columns [Q | K | V]. ``per_head_interleaved``: per key/value
+    head g, the r = H/H_kv query heads g·r … g·r + r − 1, then k_g, then v_g
+    (``proofs/architectures.md`` §2). Any other value is refused, never guessed.
+    """
+    H, Hkv, dh = s.num_heads, s.num_kv_heads, s.head_dim
+    if qkv_layout == "contiguous":
+        q, k, v = np.split(qkv, [H * dh, (H + Hkv) * dh], axis=1)
+    elif qkv_layout == "per_head_interleaved":
+        r = H // Hkv
+        g = qkv.reshape(qkv.shape[0], Hkv, r + 2, dh)
+        q = g[:, :, :r, :].reshape(qkv.shape[0], H * dh)
+        k = g[:, :, r, :].reshape(qkv.shape[0], Hkv * dh)
+        v = g[:, :, r + 1, :].reshape(qkv.shape[0], Hkv * dh)
+    else:
+        raise ValueError(f"{where}: fused Q/K/V tensor without a declared layout ({qkv_layout!r})")
+    return {"W_Q": np.ascontiguousarray(q), "W_K": np.ascontiguousarray(k), "W_V": np.ascontiguousarray(v)}
 
 
 def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str],
                     scale_logits: bool) -> Iterator[TheoryMatrix]:
-    N, H, dh = lay.hidden_size, lay.num_heads, lay.head_dim
-    names = {r: lay.tensor_name(r, layer) for r in lay.templates}
-    qkv = None
-    if lay.fused_qkv and want & {"QK", "VO", "W_Q", "W_K", "W_V"}:
-        qkv = _rowvec(ck, lay, "W_QKV", layer)  # N × 3N: [Q | K | V]
+    st, local = lay.stack_of(layer)
+    N, H, dh = lay.hidden_size, st.num_heads, st.head_dim
+    shared = lay.shared_source_layer(layer)
+    common = dict(stack=st.name, same_as_layer=shared)
+    for kind in ("self", "cross"):
+        P = "W_" if kind == "self" else "X_"
+        qk_t, vo_t = ("QK", "VO") if kind == "self" else ("QK_cross", "VO_cross")
+        if P + "O" not in st.templates:
+            continue
+        raw_ok = kind == "self"
+        names = {r: lay.tensor_name(r, layer) for r in st.templates if r.startswith(P)}
+        fused: dict[str, np.ndarray] = {}
+        if P + "QKV" in st.templates and (want & {qk_t, vo_t} or (raw_ok and want & {"W_Q", "W_K", "W_V"})):
+            fused = _split_fused_qkv(_rowvec(ck, lay, P + "QKV", layer), st, lay.qkv_layout,
+                                     ck.file_of(names[P + "QKV"]))
 
-    def proj(role: str) -> tuple[np.ndarray, tuple[str, ...]]:
-        if qkv is not None and role in ("W_Q", "W_K", "W_V"):
-            j = ("W_Q", "W_K", "W_V").index(role)
-            return np.ascontiguousarray(qkv[:, j * N:(j + 1) * N]), (names["W_QKV"],)
-        return _rowvec(ck, lay, role, layer), (names[role],)
+        def proj(role: str) -> tuple[np.ndarray, tuple[str, ...]]:
+            r = P + role[2:]
+            if fused and role in ("W_Q", "W_K", "W_V"):
+                return fused[role], (names[P + "QKV"],)
+            return _rowvec(ck, lay, r, layer), (names[r],)
 
-    if want & {"QK", "W_Q", "W_K"}:
-        wq, sq = proj("W_Q")
-        wk, sk = proj("W_K")
-        if "QK" in want:
-            for h in range(H):
-                s = slice(h * dh, (h + 1) * dh)
-                a, pending, folded = (np.ascontiguousarray(wq[:, s]), 1, 1)
-                if scale_logits:
-                    a, pending, folded = _fold_scale(a, dh)
-                yield TheoryMatrix(layer, h, "QK", (N, N), factors=(a, np.ascontiguousarray(wk[:, s])),
-                                   logit_scale_d=pending, logit_scale_folded=folded, sources=sq + sk)
-        if "W_Q" in want:
-            yield TheoryMatrix(layer, None, "W_Q", wq.shape, dense=wq, sources=sq)
-        if "W_K" in want:
-            yield TheoryMatrix(layer, None, "W_K", wk.shape, dense=wk, sources=sk)
-        del wq, wk
-    if want & {"VO", "W_V", "W_O"}:
-        wv, sv = proj("W_V")
-        wo, so = proj("W_O")
-        if "VO" in want:
-            for h in range(H):
-                s = slice(h * dh, (h + 1) * dh)
-                # VO = W_V[:, s] W_O[s, :] = A Bᵀ with B = W_O[s, :]ᵀ.
-                yield TheoryMatrix(layer, h, "VO", (N, N),
-                                   factors=(np.ascontiguousarray(wv[:, s]), np.ascontiguousarray(wo[s, :].T)),
-                                   sources=sv + so)
-        if "W_V" in want:
-            yield TheoryMatrix(layer, None, "W_V", wv.shape, dense=wv, sources=sv)
-        if "W_O" in want:
-            yield TheoryMatrix(layer, None, "W_O", wo.shape, dense=wo, sources=so)
-        del wv, wo
-    del qkv
-    if "M_in" in want:
-        m = _rowvec(ck, lay, "M_in", layer)
-        yield TheoryMatrix(layer, None, "M_in", m.shape, dense=m, sources=(names["M_in"],))
-        del m
-    if "M_out" in want:
-        m = _rowvec(ck, lay, "M_out", layer)
-        yield TheoryMatrix(layer, None, "M_out", m.shape, dense=m, sources=(names["M_out"],))
-        del m
-    if "M" in want:
+        if want & {qk_t} or (raw_ok and want & {"W_Q", "W_K"}):
+            wq, sq = proj("W_Q")
+            wk, sk = proj("W_K")
+            if qk_t in want:
+                d = lay.logit_scale_d(layer)
+                for h in range(H):
+                    g = lay.kv_head_of(h, layer)
+                    a, pending, folded = (np.ascontiguousarray(wq[:, h * dh:(h + 1) * dh]), 1, 1)
+                    if scale_logits:
+                        if d is None:
+                            raise ValueError(f"{ck.path}: the {lay.architecture} logit scale ({lay.logit_scale!r}) "
+                                             "is not 1/sqrt of an integer; drop --scale-logits")
+                        a, pending, folded = _fold_scale(a, d)
+                    yield TheoryMatrix(layer, h, qk_t, (N, N),
+                                       factors=(a, np.ascontiguousarray(wk[:, g * dh:(g + 1) * dh])),
+                                       logit_scale_d=pending, logit_scale_folded=folded, sources=sq + sk,
+                                       kv_head=g, **common)
+            if raw_ok and "W_Q" in want:
+                yield TheoryMatrix(layer, None, "W_Q", wq.shape, dense=wq, sources=sq, **common)
+            if raw_ok and "W_K" in want:
+                yield TheoryMatrix(layer, None, "W_K", wk.shape, dense=wk, sources=sk, **common)
+            del wq, wk
+        if want & {vo_t} or (raw_ok and want & {"W_V", "W_O"}):
+            wv, sv = proj("W_V")
+            wo, so = proj("W_O")
+            if vo_t in want:
+                for h in range(H):
+                    g = lay.kv_head_of(h, layer)
+                    # VO = W_V[:, s_g] W_O[s_h, :] = A Bᵀ with B = W_O[s_h, :]ᵀ (proofs/architectures.md §1).
+                    yield TheoryMatrix(layer, h, vo_t, (N, N),
+                                       factors=(np.ascontiguousarray(wv[:, g * dh:(g + 1) * dh]),
+                                                np.ascontiguousarray(wo[h * dh:(h + 1) * dh, :].T)),
+                                       sources=sv + so, kv_head=g, **common)
+            if raw_ok and "W_V" in want:
+                yield TheoryMatrix(layer, None, "W_V", wv.shape, dense=wv, sources=sv, **common)
+            if raw_ok and "W_O" in want:
+                yield TheoryMatrix(layer, None, "W_O", wo.shape, dense=wo, sources=so, **common)
+            del wv, wo
+        fused.clear()
+    for e in (range(st.num_experts) if st.num_experts else [None]):
+        yield from _ffn_matrices(ck, lay, st, layer, want, e, common)
+    if "M" in want and "M" in st.templates:
         m = _rowvec(ck, lay, "M", layer)
-        yield TheoryMatrix(layer, None, "M", m.shape, dense=m, sources=(names["M"],))
+        yield TheoryMatrix(layer, None, "M", m.shape, dense=m, sources=(lay.tensor_name("M", layer),), **common)
+
+
+def _ffn_matrices(ck: Checkpoint, lay: ModelLayout, st: Stack, layer: int, want: set[str], expert: int | None,
+                  common: dict[str, Any]) -> Iterator[TheoryMatrix]:
+    t = st.templates
+    exp = {} if expert is None else {"expert": expert}
+    for role in ("M_in", "M_out"):
+        if role in want and role in t:
+            name = lay.tensor_name(role, layer, expert)
+            m = _rowvec(ck, lay, role, layer, expert)
+            yield TheoryMatrix(layer, None, role, m.shape, dense=m, sources=(name,), **exp, **common)
+            del m
+    if "M_gate_up" in t and want & {"M_gate", "M_up"}:
+        name = lay.tensor_name("M_gate_up", layer, expert)
+        gu = _rowvec(ck, lay, "M_gate_up", layer, expert)  # N × 2F: [activated half | linear half]
+        F = st.intermediate_size
+        for role, cols in (("M_gate", slice(0, F)), ("M_up", slice(F, 2 * F))):
+            if role in want:
+                m = np.ascontiguousarray(gu[:, cols])
+                yield TheoryMatrix(layer, None, role, m.shape, dense=m, sources=(name,), **exp, **common)
+        del gu
+    for role in ("M_gate", "M_up", "M_down"):
+        if role in want and role in t:
+            name = lay.tensor_name(role, layer, expert)
+            m = _rowvec(ck, lay, role, layer, expert)
+            yield TheoryMatrix(layer, None, role, m.shape, dense=m, sources=(name,), **exp, **common)
+            del m

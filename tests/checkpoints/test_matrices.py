@@ -24,8 +24,12 @@ from tests.checkpoints.synth_checkpoints import (
 L, N, H, F = 2, 16, 4, 32  # d_h = 4: not 64, and a power of 4
 
 
-def test_every_builtin_architecture_has_a_synthetic_fixture():
-    assert set(ARCHITECTURES) == set(ARCH_CONFIGS)
+def test_every_builtin_architecture_has_a_fixture():
+    """Each built-in architecture is tested here (synthetic) or against the real transformers module."""
+    from tests.checkpoints.test_transformers_architectures import ARCH_OF, CASES
+
+    real = {ARCH_OF.get(c, c) for c in CASES}
+    assert set(ARCHITECTURES) == set(ARCH_CONFIGS) | real
 
 
 @pytest.mark.parametrize("arch", sorted(ARCH_CONFIGS))
