@@ -256,11 +256,29 @@ def _import_onnx() -> Any:
 
 
 def _onnx_linear_names(graph: Any, inits: dict[str, Any]) -> dict[str, tuple[str, bool]]:
-    """Map recovered ``….weight`` names to (initialiser, transpose?) for MatMul/Gemm + bias."""
+    """Map recovered ``….weight`` names to (initialiser, transpose?) for MatMul/Gemm + bias.
+
+    ``nn.Linear`` exports as ``MatMul(x, onnx::MatMul_k)`` with a transposed
+    (in, out) copy of the weight, or ``Gemm(x, W, b, transB=1)`` with the
+    (out, in) weight itself; both become (out, in). GPT-2's ``Conv1D``
+    (``addmm(b, x, W)``) exports as ``Gemm(x, W, b)`` with W under its own
+    parameter name, already in its stored (in, out) layout: an initialiser
+    that carries the parameter's own name is kept as stored, never transposed.
+    Biases may be initialisers, ``Constant`` nodes or ``Identity`` aliases of
+    either (the exporter deduplicates equal initialisers).
+    """
     consumers: dict[str, list[Any]] = {}
+    constants = {n.output[0] for n in graph.node if n.op_type == "Constant" and n.output}
+    # the exporter deduplicates equal initialisers (e.g. all-zero biases) into Identity aliases
+    constants |= {n.output[0] for n in graph.node if n.op_type == "Identity" and n.output
+                  and (n.input[0] in inits or n.input[0] in constants)}
     for node in graph.node:
         for inp in node.input:
             consumers.setdefault(inp, []).append(node)
+
+    def is_bias(name: str) -> bool:
+        return name.endswith("bias") and (name in inits or name in constants)
+
     out: dict[str, tuple[str, bool]] = {}
     for node in graph.node:
         if node.op_type == "MatMul" and len(node.input) == 2 and node.input[1] in inits:
@@ -269,13 +287,15 @@ def _onnx_linear_names(graph: Any, inits: dict[str, Any]) -> dict[str, tuple[str
                 if c.op_type != "Add":
                     continue
                 other = [i for i in c.input if i != node.output[0]]
-                if len(other) == 1 and other[0] in inits and other[0].endswith("bias"):
-                    out.setdefault(other[0][: -len("bias")] + "weight", (w, True))  # (in,out) → (out,in)
+                if len(other) == 1 and is_bias(other[0]):
+                    name = other[0][: -len("bias")] + "weight"
+                    out.setdefault(name, (w, w != name))  # exporter's (in,out) copy → (out,in)
         elif node.op_type == "Gemm" and len(node.input) == 3 and node.input[1] in inits:
             bias = node.input[2]
-            if bias in inits and bias.endswith("bias"):
+            if is_bias(bias):
+                name = bias[: -len("bias")] + "weight"
                 trans_b = any(a.name == "transB" and a.i == 1 for a in node.attribute)
-                out.setdefault(bias[: -len("bias")] + "weight", (node.input[1], not trans_b))
+                out.setdefault(name, (node.input[1], not trans_b and node.input[1] != name))
     return out
 
 
@@ -305,6 +325,9 @@ def _onnx_infer_heads(graph: Any, inits: dict[str, Any], query_bias: str, hidden
                     vals.append(int(arr.ravel()[0]) if arr is not None and arr.size == 1 else -1)
             if len(vals) >= 2 and vals[-2] > 0 and vals[-1] > 0 and vals[-2] * vals[-1] == hidden:
                 return vals[-2]
+            # transformers 5: view(*input_shape, -1, head_dim), the head count left to Reshape
+            if len(vals) >= 2 and vals[-2] == -1 and 0 < vals[-1] < hidden and hidden % vals[-1] == 0:
+                return hidden // vals[-1]
     return None
 
 
@@ -379,8 +402,31 @@ def _onnx_checkpoint(path: str, config: dict[str, Any] | None, config_path: str 
 # dispatch
 
 
+def _variant_weights(directory: str) -> list[tuple[str, str]]:
+    """``save_pretrained(variant=V)`` files: ``model.V.safetensors``, ``model.safetensors.index.V.json``, …."""
+    import re
+
+    pats = [("safetensors", re.compile(r"^model\.([\w-]+)\.safetensors$")),
+            ("safetensors-sharded", re.compile(r"^model\.safetensors\.index\.([\w-]+)\.json$")),
+            ("torch", re.compile(r"^pytorch_model\.([\w-]+)\.bin$")),
+            ("torch-sharded", re.compile(r"^pytorch_model\.bin\.index\.([\w-]+)\.json$"))]
+    found = []
+    for f in sorted(os.listdir(directory)):
+        for fmt, pat in pats:
+            m = pat.match(f)
+            # shards of a sharded variant (model.fp16-00001-of-00002.safetensors) are not candidates
+            if m and not re.search(r"-\d{5}-of-\d{5}$", m.group(1)):
+                found.append((fmt, os.path.join(directory, f)))
+    return found
+
+
 def _find_weights(directory: str) -> tuple[str, str]:
-    """(format, file) of the weights in a model directory."""
+    """(format, file) of the weights in a model directory.
+
+    The plain file names first; otherwise a single ``variant`` (e.g.
+    ``model.fp16.safetensors`` from ``save_pretrained(variant="fp16")``);
+    several variants are ambiguous and refused with their names.
+    """
     candidates = [
         ("safetensors", "model.safetensors"),
         ("safetensors-sharded", _SAFETENSORS_INDEX),
@@ -393,10 +439,17 @@ def _find_weights(directory: str) -> tuple[str, str]:
         p = os.path.join(directory, rel)
         if os.path.isfile(p):
             return fmt, p
+    variants = _variant_weights(directory)
+    if len(variants) == 1:
+        return variants[0]
+    if len(variants) > 1:
+        raise ValueError(f"{directory}: several weight variants ({', '.join(os.path.basename(p) for _, p in variants)})"
+                         "; give the one to certify as the model path")
     onnx_files = sorted(f for f in os.listdir(directory) if f.endswith(".onnx"))
     if len(onnx_files) == 1:
         return "onnx", os.path.join(directory, onnx_files[0])
-    looked = ", ".join(rel for _, rel in candidates) + ", or a single *.onnx"
+    looked = (", ".join(rel for _, rel in candidates)
+              + ", a variant such as model.fp16.safetensors, or a single *.onnx")
     raise FileNotFoundError(f"{directory}: no weights found (looked for {looked})")
 
 
@@ -404,9 +457,11 @@ def _format_of_file(path: str) -> str:
     base = os.path.basename(path)
     if base.endswith(".safetensors"):
         return "safetensors"
-    if base.endswith(".safetensors.index.json"):
+    import re
+
+    if base.endswith(".safetensors.index.json") or re.search(r"\.safetensors\.index\.[\w-]+\.json$", base):
         return "safetensors-sharded"
-    if base.endswith(".bin.index.json"):
+    if base.endswith(".bin.index.json") or re.search(r"\.bin\.index\.[\w-]+\.json$", base):
         return "torch-sharded"
     if base.endswith((".bin", ".pt", ".pth")):
         return "torch"

@@ -51,7 +51,7 @@ from certbound.bounds import (
     theorem1_fixed_bound,
     theorem2_posthoc_bound,
 )
-from certbound.checkpoints import open_model, theory_matrices
+from certbound.checkpoints import open_model, require_theory_coverage, theory_matrices
 from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
@@ -296,6 +296,11 @@ def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = Tr
     prog = progress_reporter(progress, total)
     try:
         for m in theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits):
+            if getattr(m, "same_as_layer", None) is not None:  # a shared layer (ALBERT): certified once
+                spectra[(m.layer, m.head if m.type in ("QK", "VO") else None, m.type)] = spectra[
+                    (m.same_as_layer, m.head if m.type in ("QK", "VO") else None, m.type)]
+                prog.step(m.label)
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 if m.factors is not None:
@@ -409,8 +414,9 @@ def _check_report_digest(report_path: str, ck: Any, layout: Any, model_path: str
                          "be certified")
 
 
-def _activation(cfg: dict, act_lip: Any) -> tuple[str, Any]:
-    stated = cfg.get("hidden_act", cfg.get("activation_function"))
+def _activation(cfg: dict, act_lip: Any, layout: Any = None) -> tuple[str, Any]:
+    # the architecture's own activation key (DistilBERT `activation`, T5 `dense_act_fn`, ...), read by the loader
+    stated = getattr(layout, "activation", None) or cfg.get("hidden_act", cfg.get("activation_function"))
     if act_lip is not None:
         return str(stated if stated is not None else "unstated").lower(), _parse_number(act_lip, "--act-lip")
     if stated is None:
@@ -451,8 +457,10 @@ def spec_from_layout(layout: Any, cfg: dict, settings: BoundSettings | None = No
             act_norm_at_zero=tc.get("act_norm_at_zero"), act_growth=tc.get("act_growth"),
             readout_learned=not s.fixed_readout,
         )
-    act, lip = _activation(cfg, s.act_lip)
-    seq = s.seq_len if s.seq_len else int(cfg.get("max_position_embeddings", 512) or 512)
+    act, lip = _activation(cfg, s.act_lip, layout)
+    # the architecture's own context-length key (GPT-2 `n_positions`, ...), read by the loader
+    seq = s.seq_len if s.seq_len else int(getattr(layout, "max_positions", None)
+                                          or cfg.get("max_position_embeddings", 512) or 512)
     if seq < 1:
         raise ValueError("--seq-len must be ≥ 1")
     return TransformerSpec(
@@ -605,6 +613,8 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                        settings: BoundSettings, *, progress: ProgressSpec = None) -> tuple[Any, str, Any, float]:
     """:func:`certified_bound` of an opened checkpoint and its layout (``n``, ``delta`` already checked)."""
     s = settings
+    # gated FFNs, experts, cross-attention: outside the theorems (proofs/architectures.md §4), refused up front
+    coverage = require_theory_coverage(layout, path)
     t0 = time.perf_counter()
     scale_logits = s.logit_scale
     cfg = dict(ck.config or {})
@@ -672,6 +682,9 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                                 "over the runs)"),
         "logit_scale_1_over_sqrt_d_head": scale_logits and getattr(layout, "attention_logit_scale", True),
         "seq_len_source": "--seq-len" if s.seq_len else ("certbound-pi config" if tc else
-                                                        "config max_position_embeddings (default 512)"),
+                                                        "config max_position_embeddings / n_positions "
+                                                        "(default 512)"),
     })
+    if coverage.surrogate_notes:
+        res.assumptions["architecture_notes"] = "; ".join(coverage.surrogate_notes) + " (the surrogate omits these)"
     return res, path, layout, t_spec

@@ -35,6 +35,13 @@ def model_quantities(
 def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast",
                         layers: int | None = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open)."""
+    from certbound.checkpoints import theory_coverage
+
+    cov = theory_coverage(layout)
+    if not cov.covered:
+        raise ValueError(f"{path}: the paper's proxies B_ours/B_Edelman are defined for self-attention blocks with "
+                         f"a two-matrix feed-forward (QK, VO, M_in, M_out); this {layout.architecture} model has "
+                         + "; ".join(cov.uncovered) + ". Use `certbound spectrum` or `certbound audit` for it")
     if getattr(layout, "ffn_kind", "two") != "two":
         raise ValueError(f"{path}: this {layout.architecture} model is variant P (one feed-forward matrix M); "
                          "the paper's proxies B_ours/B_Edelman are defined for two (M_in, M_out). For this "

@@ -125,6 +125,9 @@ def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 
             "layer": m.layer,
             "head": m.head,
             "type": m.type,
+            **({"stack": m.stack} if getattr(m, "stack", "") else {}),
+            **({"expert": m.expert} if getattr(m, "expert", None) is not None else {}),
+            **({"kv_head": m.kv_head} if getattr(m, "kv_head", None) not in (None, m.head) else {}),
             "shape": [int(m.shape[0]), int(m.shape[1])],
             "spectral_norm": ball_to_json(spectral_norm(enc)),
             "frobenius_norm": ball_to_json(fro),
@@ -228,6 +231,30 @@ def records_digest(weights_sha256: str, records: Iterable[dict[str, Any]]) -> st
     return h.hexdigest()
 
 
+class SharedLayerCertifier:
+    """Certify a shared layer's matrices (ALBERT) once per process and report them for each use.
+
+    A matrix with ``same_as_layer`` set is the very same stored data as that
+    earlier layer's (:meth:`~certbound.checkpoints.ModelLayout.shared_source_layer`):
+    its record is a copy of that layer's record with its own ``layer`` and
+    ``"same_as_layer"``. Picklable (workers get their own, empty, cache).
+    """
+
+    def __init__(self, certify: Any):
+        self.certify = certify
+        self.done: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def __call__(self, m: Any) -> dict[str, Any]:
+        src = getattr(m, "same_as_layer", None)
+        key = (m.head, m.type, getattr(m, "expert", None))
+        if src is not None and (src, *key) in self.done:
+            return dict(self.done[(src, *key)], layer=m.layer, same_as_layer=src)
+        rec = self.certify(m)
+        if src is None:
+            self.done[(m.layer, *key)] = rec
+        return rec
+
+
 def spectrum_store_settings(mode: str, ps: Iterable[str], include_sigma: bool) -> dict[str, Any]:
     """What a stored record depends on besides its matrix (a resumed records file must match)."""
     return {"certbound_version": __version__, "mode": mode, "p": [str(p) for p in ps], "sigma": bool(include_sigma)}
@@ -308,7 +335,9 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw:
     nl = layout.num_layers if layers is None else len(layers)
     total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
     source = ModelSource(os.path.abspath(ck.path), layout, scale_logits=scale_logits, run=uuid.uuid4().hex)
-    certify = functools.partial(certify_theory_matrix, mode=mode, ps=ps, include_sigma=include_sigma)
+    certify: Any = functools.partial(certify_theory_matrix, mode=mode, ps=ps, include_sigma=include_sigma)
+    if any(getattr(s, "shared_groups", 0) for s in getattr(layout, "stacks", ())):
+        certify = SharedLayerCertifier(certify)
     if (dask is not None or jobs > 1) and not os.path.exists(ck.path):
         raise ValueError(f"{ck.path}: parallel workers reopen the model from its path, and there is no such "
                          f"file (run with one job)")

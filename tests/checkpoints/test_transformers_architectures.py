@@ -431,9 +431,8 @@ def _run(model, case: Case, attns: list[Attn], ids, *, plain: bool) -> list[dict
     return records
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
-def built(request, tmp_path_factory):
-    name = request.param
+def write_tiny_checkpoint(name: str, directory, **save_kwargs):
+    """Build case ``name`` with seeded random weights and ``save_pretrained`` it; returns (model, config)."""
     case = CASES[name]
     torch.manual_seed(0)
     cfg = case.config()
@@ -442,8 +441,16 @@ def built(request, tmp_path_factory):
         cfg, attn_implementation="certbound_capture" if case.interface else "eager", **kw)
     model.eval()
     _randomize(model, seed=sorted(CASES).index(name))
+    model.save_pretrained(directory, **save_kwargs)
+    return model, cfg
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def built(request, tmp_path_factory):
+    name = request.param
+    case = CASES[name]
     d = tmp_path_factory.mktemp(name)
-    model.save_pretrained(d)  # float32 safetensors, nonzero biases
+    model, cfg = write_tiny_checkpoint(name, d)  # float32 safetensors, nonzero biases
     model.to(torch.float64)
     _zero_biases(model)
     attns = case.attns(model)
