@@ -220,7 +220,7 @@ def open_model(path: str | os.PathLike[str], *, config: Any = None,
 
 
 def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
-                    types: Sequence[str] = MATRIX_TYPES, raw: bool = False, scale_logits: bool = False,
+                    types: Sequence[str] | None = None, raw: bool = False, scale_logits: bool = False,
                     layers: Sequence[int] | None = None, layout: ModelLayout | None = None,
                     mapping: str | os.PathLike[str] | dict[str, Any] | None = None) -> Iterator[TheoryMatrix]:
     """Yield the theory's matrices of a checkpoint, one at a time.
@@ -230,9 +230,9 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
     checkpoint : Checkpoint or path
         An opened checkpoint or a path for :func:`open_model`.
     types : sequence of str
-        Which of ``QK``, ``VO``, ``M_in``, ``M_out`` (and raw types) to yield;
-        also ``QK_cross``, ``VO_cross`` (asking for QK/VO brings them along),
-        the gated ``M_gate``, ``M_up``, ``M_down`` and certbound-pi's ``M`` (asking
+        Which of ``QK``, ``VO``, ``M_in``, ``M_out`` (and raw types) to yield
+        (default: ``layout.matrix_types``, every theory matrix of the layout);
+        also ``QK_cross``, ``VO_cross``, the gated ``M_gate``, ``M_up``, ``M_down`` and certbound-pi's ``M`` (asking
         for both ``M_in`` and ``M_out`` yields a layout's FFN matrices, whatever
         they are) and ``readout``. ``layout.matrix_types`` are exactly the
         layout's per-layer theory matrices.
@@ -279,7 +279,7 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
             ck, load_mapping(mapping) if isinstance(mapping, (str, os.PathLike)) else mapping)
     if layout is not None:
         lay = layout
-    want = set(types) | (set(RAW_TYPES) if raw else set())
+    want = set(lay.matrix_types if types is None else types) | (set(RAW_TYPES) if raw else set())
     try:
         want = _types_for_layout(want, lay, ck.path, scale_logits)
         layer_list = range(lay.num_layers) if layers is None else list(layers)
@@ -303,8 +303,7 @@ def _types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits
 
     The pair ``M_in``, ``M_out`` (both, as in the default :data:`MATRIX_TYPES`)
     means "this layout's feed-forward matrices": ``M`` for certbound-pi variant
-    P, ``M_gate``, ``M_up``, ``M_down`` for a gated FFN; ``QK``/``VO`` bring the
-    cross-attention types along when the layout has them. A request for only one
+    P, ``M_gate``, ``M_up``, ``M_down`` for a gated FFN. A request for only one
     of the pair where the layout has neither is an error.
     """
     known = set(MATRIX_TYPES) | set(RAW_TYPES) | set(EXTRA_TYPES) | set(GATED_TYPES) | set(CROSS_TYPES)
@@ -329,8 +328,6 @@ def _types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits
             raise ValueError(f"{where}: this {lay.architecture} model has no {pair.pop()}; its feed-forward "
                              f"matrices are{alt}")
         want = (want - pair) | {t for t in lay.matrix_types if t == "M" or t in GATED_TYPES}
-    if want & {"QK", "VO"} and set(CROSS_TYPES) & have:
-        want |= {c for c, t in zip(CROSS_TYPES, ("QK", "VO")) if t in want}
     if "M" in want and "M" not in have and lay.ffn_kind == "two":
         raise ValueError(f"{where}: this {lay.architecture} model has two feed-forward matrices (M_in, M_out), "
                          "not a single 'M'")

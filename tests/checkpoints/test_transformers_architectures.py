@@ -461,7 +461,8 @@ def built(request, tmp_path_factory):
     ck, layout = open_model(d)
     scaled = layout.attention_logit_scale
     mats = {(m.layer, m.head, m.type, m.expert): m for m in theory_matrices(ck, layout=layout, scale_logits=scaled)}
-    unscaled = {(m.layer, m.head, m.type): m for m in theory_matrices(ck, layout=layout, types=("QK", "VO"))}
+    unscaled = {(m.layer, m.head, m.type): m for m in theory_matrices(
+        ck, layout=layout, types=[t for t in layout.matrix_types if t.startswith(("QK", "VO"))])}
     yield dict(name=name, case=case, model=model, dir=d, ck=ck, layout=layout, mats=mats, unscaled=unscaled,
                plain=plain, rotated=rotated, cfg=cfg)
     ck.close()
