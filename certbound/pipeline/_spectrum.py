@@ -344,7 +344,7 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw:
     prog = progress_reporter(progress, total)
 
     def step(out: MatrixOutcome) -> None:
-        layer, head, typ = out.key
+        layer, head, typ = out.key[:3]  # (+ stack, expert for some architectures)
         prog.step(f"layer {layer}" + ("" if head is None else f" head {head}") + f" {typ}")
 
     try:
