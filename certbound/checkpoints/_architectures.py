@@ -596,12 +596,19 @@ class ModelLayout:
         return s.first_layer + first if first < i else None
 
     def kv_head_of(self, head: int, layer: int = 0) -> int:
-        """The key/value head query head ``head`` attends with: ⌊head·H_kv/H⌋ (GQA/MQA; = head without)."""
+        """The key/value head query head ``head`` attends with: ⌊head·H_kv/H⌋ (GQA/MQA; = head without).
+
+        ``transformers``' ``repeat_kv`` order (``proofs/architectures.md`` §1).
+        """
         s, _ = self.stack_of(layer)
         return head * s.num_kv_heads // s.num_heads
 
     def logit_scale_d(self, layer: int) -> int | None:
-        """d with the attention logits of ``layer`` being (x Q)(x K)ᵀ/√d; None if not an integer (or no scale)."""
+        """d with the attention logits of ``layer`` being (x Q)(x K)ᵀ/√d; None if not an integer (or no scale).
+
+        Per architecture in ``proofs/architectures.md`` §3 (GPT-2's inverse layer index, Gemma's
+        ``query_pre_attn_scalar``, DeBERTa-v2's factor, T5: none).
+        """
         s, i = self.stack_of(layer)
         ls = self.logit_scale
         if not self.attention_logit_scale or ls == "none":
