@@ -80,7 +80,10 @@ def check_file_options(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the process exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors (exit 2), --help and --version (exit 0): the code, not an exception
+        return int(exc.code or 0)
     if getattr(args, "_run", None) is None:
         parser.print_help(sys.stderr)
         return 2

@@ -23,8 +23,20 @@ DEMO = os.path.join(os.path.dirname(__file__), "..", "certbound", "models", "dat
     (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--partition-ratio", "nan"], "--partition-ratio: nan is not"),
     (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--partition-ratio", "inf"], "--partition-ratio: inf is not"),
     (["spectrum", DEMO, "--layers", "0,x"], "--layers: '0,x' is not a list of 0-based layer indices"),
+    (["bound", DEMO, "--n", "100", "--delta", "1e-999999999"], "--delta: '1e-999999999' is out of range"),
+    (["bound", DEMO, "--n", "100", "--delta", "0.01", "--readout-norm", "1e999999999"], "--readout-norm: '1e9"),
+    (["bound", DEMO, "--n", "1e-999999999", "--delta", "0.01"], "--n: '1e-999999999' is out of range"),
 ])
 def test_bad_option_names_the_option(argv, needle, capsys):
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["demo", "--delta", "1e-999999999"], "argument --delta: '1e-999999999' is out of range"),
+    (["demo", "--n", "1e400"], "argument --n: '1e400' is out of range"),
+])
+def test_demo_bad_numbers_are_usage_errors(argv, needle, capsys):
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
 

@@ -17,6 +17,8 @@ import os
 from fractions import Fraction
 from typing import Any
 
+from certbound.pipeline import parse_count, parse_number
+
 __all__ = ["NAME", "HELP", "add_arguments", "run", "covering_report"]
 
 NAME = "covering"
@@ -38,11 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _num(text: str, what: str) -> Any:
-    try:
-        q = Fraction(str(text).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{what}: {text!r} is not a number") from None
-    return float(q) if Fraction(float(q)) == q else q
+    return parse_number(text, what)
 
 
 def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fraction] | None = None,
@@ -136,7 +134,6 @@ _TABLE_DIGITS = 6
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from certbound.pipeline import parse_count
     from certbound.report.writers import atomic_write_text, json_text
 
     eps = _num(args.eps, "--eps")

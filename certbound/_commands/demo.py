@@ -13,6 +13,8 @@ import argparse
 import sys
 from typing import Any
 
+from certbound.pipeline import parse_count, parse_number
+
 NAME = "demo"
 HELP = "certified generalization bound of the shipped theory-faithful Π-Transformer vs its measured gap"
 
@@ -22,9 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a certbound-pi checkpoint directory (default: the shipped demo model)")
     parser.add_argument("--delta", type=_exact_number, default=None,
                         help="confidence parameter δ, read as an exact decimal (default: 0.01)")
-    parser.add_argument("--n", type=int, default=None,
+    parser.add_argument("--n", type=_count("--n"), default=None,
                         help="sample size n of the bound (default: the checkpoint's training-set size)")
-    parser.add_argument("--n-test", type=int, default=None,
+    parser.add_argument("--n-test", type=_count("--n-test"), default=None,
                         help="fresh test samples for the measured risk (default: from the checkpoint, 20000)")
     parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
                         help="singular-value certificate mode (default: %(default)s)")
@@ -38,13 +40,19 @@ def _exact_number(text: str) -> Any:
     ``float("0.01")`` is slightly larger than 1/100; the bound must be evaluated at
     the δ the user wrote, or the printed confidence 1 − δ would be overstated.
     """
-    from fractions import Fraction
-
     try:
-        q = Fraction(str(text).strip())
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    return float(q) if Fraction(float(q)) == q else q
+        return parse_number(text, "--delta")
+    except ValueError as exc:  # argparse prefixes the option's name itself
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--delta: ")) from None
+
+
+def _count(what: str) -> Any:
+    def parse(text: str) -> int:
+        try:
+            return parse_count(text, what)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{what}: ")) from None
+    return parse
 
 
 def _directed_decimal(q: Any, up: bool, digits: int = 6) -> str:

@@ -64,6 +64,21 @@ __all__ = ["BoundSettings", "Number", "parse_count", "parse_number", "model_spec
 #: certified in Arb, but its float search over p and α uses binary64 (√n, ln n).
 MAX_COUNT_DIGITS = 100
 
+#: Decimal exponents beyond ±MAX_DECIMAL_EXPONENT are refused before any exact
+#: arithmetic: Fraction("1e999999999") alone would take minutes and gigabytes.
+MAX_DECIMAL_EXPONENT = 10_000
+_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)$")
+
+
+def _refuse_huge_literal(text: str, what: str) -> None:
+    if len(text) > MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"{what}: a number of {len(text)} characters is out of range")
+    m = _EXPONENT.search(text)
+    if m and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"{what}: {text!r} is out of range: the decimal exponent must lie within "
+                         f"±{MAX_DECIMAL_EXPONENT}")
+
+
 #: An exact number as the bound options accept it (see the module docstring).
 Number = Union[str, int, float, Fraction]
 
@@ -90,6 +105,7 @@ def parse_count(text: Any, what: str = "--n") -> int:
         q = Fraction(text)
     else:
         t = str(text).strip().replace("_", "")
+        _refuse_huge_literal(t, what)
         # Refuse astronomically large counts from the text, before building them exactly.
         m = re.fullmatch(r"([0-9.]+)[eE]\+?([0-9]+)", t)
         if m and int(m.group(2)) > MAX_COUNT_DIGITS + len(m.group(1)):
@@ -131,8 +147,10 @@ def parse_number(value: Any, what: str) -> Fraction | float:
     if isinstance(value, (int, Fraction)):
         q = Fraction(value)
     else:
+        text = str(value).strip()
+        _refuse_huge_literal(text, what)
         try:
-            q = Fraction(str(value).strip())
+            q = Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise ValueError(f"{what}: {value!r} is not a number") from None
     # dyadic values stay exact floats; others stay exact Fractions (turned into balls)
