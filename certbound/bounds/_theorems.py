@@ -51,14 +51,6 @@ from certbound.ball import ball_to_json, float_upper, under_float_model, upper_f
 from certbound.bounds._arbutil import prec, Number, as_arb, exact_dyadic, upper_float
 from certbound.bounds._covering import _float_log_cover
 from certbound.bounds._dudley import dudley_partition
-from certbound.bounds._rademacher import (
-    _exact_cutoff,
-    _split_contributions,
-    certified_rademacher_minimum,
-    diameter_bound,
-    one_step_bound,
-    one_step_cutoff,
-)
 from certbound.bounds._grids import (
     PRIOR_FAMILIES,
     grid_round_up,
@@ -74,6 +66,14 @@ from certbound.bounds._network_cover import (
     MatrixConstraint,
     NetworkConfiguration,
     alloc_weights,
+)
+from certbound.bounds._rademacher import (
+    _exact_cutoff,
+    _split_contributions,
+    certified_rademacher_minimum,
+    diameter_bound,
+    one_step_bound,
+    one_step_cutoff,
 )
 from certbound.bounds._spec import TransformerSpec
 
@@ -142,6 +142,9 @@ class BoundOptions:
     readout_grid_base: Number = 1
     readout_grid_steps: int = 16
     trust_structural_rank: bool = False
+    one_step: bool = True
+    prior: str = "light"
+    margin_grid_size: int = 1
 
     def __post_init__(self) -> None:
         if self.trust_structural_rank:
@@ -151,9 +154,6 @@ class BoundOptions:
                 "(enclose_singular_values_of_product) or a dense matrix's rank with "
                 "enclose_singular_values(W, exact_rank=True)"
             )
-    one_step: bool = True
-    prior: str = "light"
-    margin_grid_size: int = 1
 
 
 @dataclass
