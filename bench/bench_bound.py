@@ -79,7 +79,7 @@ def main() -> None:
     ps = [float(m.p) for m in res.matrices if m.type != "readout"]
     print(f"network: L={L} H={H} N={N} d_ff={dff} d_head={dh} T={T}, J={len(res.matrices)} matrices, n={int(args.n)}")
     print(f"certified Theorem 2 bound (upper): {decimal_upper(res.bound, 6)}  "
-          f"(2*Dudley={decimal_upper(2 * res.dudley, 6)}, confidence={decimal_upper(res.confidence_term, 6)}, "
+          f"(2*Rademacher[{res.rademacher_method}]={decimal_upper(2 * res.rademacher, 6)}, confidence={decimal_upper(res.confidence_term, 6)}, "
           f"ln(1/pi)={decimal_upper(res.log_inv_prior, 6)}, partition points={len(res.partition)})")
     print(f"chosen p: {sorted(set(ps))} (counts: {[ps.count(v) for v in sorted(set(ps))]})")
     print(f"time per certified bound: best {best:.3f} s wall, {min(cpu):.3f} s CPU; "
