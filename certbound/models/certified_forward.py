@@ -174,7 +174,8 @@ class AttentionTables:
     """Outward-rounded float tables of one head's softmax terms.
 
     Row 0 is the [CLS] row, rows 1 … T−1 the positions with symbol 0, rows
-    T … 2T−2 the positions with symbol 1; columns are [e^{ℓ−c}, e^{ℓ−c}·v (N)].
+    T … 2T−2 the positions with symbol 1; columns are [e^{ℓ−c}, e^{ℓ−c}·u (d_h)]
+    with u = x̄ W_V (the value vector is u W_O).
     For every row, ``lower ≤`` the exact value ``≤ upper``.
     """
 
@@ -204,9 +205,9 @@ def attention_tables(net: PiTransformer, task: SparseMajorityTask, head: int) ->
             logit = arb(0)
             for a, b in zip(q, k):
                 logit += a * b
-            entries.append((logit, _row_times(_row_times(z, wv), wo)))
+            entries.append((logit, _row_times(z, wv)))  # u = x̄ W_V (d_h); the value is u W_O
         shift = arb(max(float(e[0].mid()) for e in entries))  # any constant: softmax is shift-invariant
-        lower = np.empty((len(entries), 1 + cfg.d_model))
+        lower = np.empty((len(entries), 1 + cfg.d_head))
         upper = np.empty_like(lower)
         for i, (logit, v) in enumerate(entries):
             e = (logit - shift).exp()
@@ -264,25 +265,27 @@ def enclose_outputs(net: PiTransformer, task: SparseMajorityTask, symbols: np.nd
     if tables is None:
         tables = [attention_tables(net, task, h) for h in range(cfg.n_heads)]
     N = cfg.d_model
+    p = net.params
     B = symbols.shape[0]
     ones = symbols.astype(np.float64)
     S = np.concatenate([np.ones((B, 1)), 1.0 - ones, ones], axis=1)  # selects each input's T table rows
-    att_lo = np.zeros((B, N))
-    att_hi = np.zeros((B, N))
+    q_lo, q_hi = [], []
     for tab in tables:
         s_lo, s_hi = _select_sum(S, tab.lower, tab.upper)
         den_lo, den_hi = s_lo[:, 0:1], s_hi[:, 0:1]
         if B and not np.all(den_lo > 0):
             raise ArithmeticError("a softmax denominator's enclosure reached 0 (every term underflowed); the "
                                   "enclosure cannot be certified")
-        qlo, qhi = _div_pos(s_lo[:, 1:], s_hi[:, 1:], den_lo, den_hi)
-        att_lo, att_hi = _add(att_lo, att_hi, qlo, qhi)
+        lo_h, hi_h = _div_pos(s_lo[:, 1:], s_hi[:, 1:], den_lo, den_hi)
+        q_lo.append(lo_h)
+        q_hi.append(hi_h)
+    # a = Σ_h Q_h W_O^h = Q W_O with Q = [Q_1, …, Q_H] (the heads' rows of W_O, in order)
+    att_lo, att_hi = _matvec(np.concatenate(q_lo, axis=1), np.concatenate(q_hi, axis=1), p["blocks.0.attn.W_O"])
     x0 = task.embed(np.zeros((1, task.seq_len - 1), dtype=np.int8))[0, 0]
     if cfg.residual:
         x0_lo, x0_hi = _project(x0[None, :], x0[None, :])
         att_lo, att_hi = _add(att_lo, att_hi, x0_lo, x0_hi)
     y_lo, y_hi = _project(att_lo, att_hi)
-    p = net.params
     if cfg.ffn_kind == "single":
         f_lo, f_hi = _matvec(np.maximum(y_lo, 0.0), np.maximum(y_hi, 0.0), p["blocks.0.ffn.M"])
     else:

@@ -89,11 +89,18 @@ def test_measure_gap_matches_direct_computation():
     task = SparseMajorityTask(seq_len=4, n_relevant=1, label_noise=0.0, seed=0)
     cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=1, d_head=1, seq_len=4)
     net = PiTransformer.random(cfg, seed=2)
-    g = measure_gap(net, task, 50, 60)
+    g = measure_gap(net, task, 50, 60, chunk=16)  # chunks of 16: the regenerated slices must add up
     X, y = task.sample(50, 1)
     Xt, yt = task.sample(60, 2)
-    assert g.train_loss == pytest.approx(net.mean_loss(X, y), rel=1e-14)
-    assert g.test_loss == pytest.approx(net.mean_loss(Xt, yt), rel=1e-14)
+    # L = 1: outputs are midpoints of certified enclosures of width ~1e-12, hence the tolerance
+    assert g.train_loss == pytest.approx(net.mean_loss(X, y), rel=1e-10)
+    assert g.test_loss == pytest.approx(net.mean_loss(Xt, yt), rel=1e-10)
     assert g.gap == pytest.approx(abs(g.test_loss - g.train_loss), rel=1e-14)
+    assert g.train_error == net.error_rate(X, y) and g.test_error == net.error_rate(Xt, yt)
+    assert g.outputs_certified and np.all(g.train_margin_lower <= y * net.forward(X))
+    deep = PiTransformer.random(PiTransformerConfig(d_model=task.d_model, n_layers=2, n_heads=1, d_head=1,
+                                                    seq_len=4), seed=2)
+    gd = measure_gap(deep, task, 50, 60, chunk=16)
+    assert not gd.outputs_certified and gd.train_loss == pytest.approx(deep.mean_loss(X, y), rel=1e-12)
     spectra, ro = enclose_model_spectra(net)
     assert set(spectra) == {(0, 0, "QK"), (0, 0, "VO"), (0, None, "M")} and ro.shape == (task.d_model, 1)
