@@ -1,10 +1,14 @@
-"""``certbound demo``: the certified bound of a theory-faithful model next to its measured gap.
+"""``certbound demo``: certified loss-gap and 0-1 error bounds of a theory-faithful model next to its measured error.
 
 With no arguments it uses the checkpoint shipped in
-``certbound/models/data/demo`` (made by ``certbound train-demo``). It certifies
-every singular value, evaluates Theorem 2 at the task's n and δ = 0.01,
-measures the train/test loss gap, and finds the sample size at which the
-certified bound falls below the loss range. Needs no torch.
+``certbound/models/data/demo`` (made by ``certbound train-demo``, trained on
+n = 10⁶ samples). It certifies every singular value, evaluates Theorem 2 at
+the model's own training n and δ = 0.01 for its loss and for the ramp loss
+fixed in its config, recomputes R̂ on the training set (regenerated from the
+recorded seed, in chunks), measures the test error on fresh samples, prints
+the trivial input-counting bound beside them, and finds the counterfactual n
+at which the loss-gap bound would fall below the loss range had these weights
+come from n samples. Needs no torch.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 from certbound.pipeline import parse_count, parse_number
 
 NAME = "demo"
-HELP = "certified generalization bound of the shipped theory-faithful Π-Transformer vs its measured gap"
+HELP = "certified loss-gap and 0-1 error bounds of the shipped theory-faithful Π-Transformer vs its measured test error"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -174,44 +178,102 @@ def format_report(res) -> str:
                  "chosen post hoc; share of D: share of the entropy integral, '-' when the Dudley term sits at its "
                  "trivial value)")
     lines.append("")
-    verdict = "non-vacuous" if not b.vacuous else f"vacuous: not below B_L = {loss.loss_bound:g}"
-    lines.append(f"certified bound  |R - R_hat| <= {_upper(b.bound)}   (Theorem 2, holds with prob. >= "
-                 f"{_confidence_text(res.delta)}; {verdict})")
-    lines.append(f"                 = 2 x Rademacher ({b.rademacher_method}) {_upper(b.rademacher)}  +  confidence "
-                 f"{_upper(b.confidence_term)}  (ln 1/prior = {_upper(b.log_inv_prior)})")
+    lines.extend(_summary_lines(res))
+    return "\n".join(lines)
+
+
+def _why_no_error_bound(res) -> str:
+    from certbound.pipeline._demo import ramp_margin_of
+
+    if ramp_margin_of(res.meta) is None:
+        return "config.json fixes no ramp margin (error_bound.loss); retrain with `certbound train-demo --margin`"
+    m = res.measured
+    if m is None:
+        return "no task description, so no training set to measure R_hat_gamma on"
+    if res.n != m.n_train:
+        return f"R_hat_gamma is known only on the n = {m.n_train} training samples, not at n = {res.n}"
+    return "certified outputs (hence R_hat_gamma) are implemented for one-block models only"
+
+
+def _summary_lines(res) -> list[str]:
+    """The side-by-side summary: certified loss gap, certified 0-1 error, measured test error, trivial bound, time."""
+    import math
+
+    from certbound.report.table import format_table
+
+    cfg, b = res.net.config, res.bound
+    loss = cfg.loss
+    rows: list[list[str]] = []
+    verdict = (f"non-vacuous: {float(b.bound.upper()) / loss.loss_bound:.3g} x B_L" if not b.vacuous
+               else f"vacuous: not below B_L = {loss.loss_bound:g}")
+    rows.append(["certified loss-gap bound", f"|R - R_hat| <= {_upper(b.bound)}",
+                 f"Theorem 2, {loss.kind} loss in [0, B_L = {loss.loss_bound:g}]; {verdict}"])
+    rows.append(["", f"= 2 x {_upper(b.rademacher)} + {_upper(b.confidence_term)}",
+                 f"2 x Rademacher ({b.rademacher_method}) + confidence; ln 1/prior = {_upper(b.log_inv_prior)}"])
+    e = res.error
+    if e is not None:
+        rows.append(["certified 0-1 error bound", f"P(error) <= {_upper(e.bound)}",
+                     f"= R_hat_gamma {_directed_decimal(e.empirical_ramp_upper, up=True, digits=5)} (certified, ramp margin gamma = "
+                     f"{_fmt_p(e.margin)}) + ramp-loss gap {_upper(e.ramp_bound.bound)} (Theorem 2, B_L = 1, "
+                     f"L_L = 1/gamma; {e.ramp_bound.rademacher_method})"])
+    else:
+        rows.append(["certified 0-1 error bound", "-", _why_no_error_bound(res)])
     m = res.measured
     if m is not None:
-        lines.append(f"measured gap     |test - train| = {m.gap:.4f}   (train loss {m.train_loss:.4f} on n = "
-                     f"{m.n_train}; test loss {m.test_loss:.4f} +- {m.test_loss_stderr:.4f} on {m.n_test} fresh "
-                     f"samples; 0-1 error {100 * m.train_error:.1f}% / {100 * m.test_error:.1f}%)")
-        ratio = float(b.bound.mid()) / m.gap if m.gap > 0 else float("inf")
-        lines.append(f"                 the certified bound is {ratio:.3g} x the measured gap")
+        se = math.sqrt(max(m.test_error * (1 - m.test_error), 0.0) / m.n_test)
+        rows.append(["measured test error", f"{m.test_error:.4f}",
+                     f"+- {2 * se:.4f} (2 s.e.) on {m.n_test} fresh samples (stream 2); train error "
+                     f"{m.train_error:.4f} on the n = {m.n_train} training samples"])
+        rows.append(["measured loss gap", f"{m.gap:.4f}",
+                     f"|test - train| = |{m.test_loss:.4f} - {m.train_loss:.4f}| (estimate of |R - R_hat|)"])
     else:
-        lines.append("measured gap     (not measured: the checkpoint's config.json has no task description)")
+        rows.append(["measured test error", "-", "not measured: the checkpoint's config.json has no task"])
+    task = res.meta.get("task")
+    if res.input_counting is not None and task:
+        rows.append(["input-counting bound", f"P(error) <= R_hat_01 + {_upper(res.input_counting)}",
+                     f"any classifier of the 2^{task['seq_len'] - 1} possible inputs (proofs/demo-task.md §1); "
+                     + ("vacuous" if float(res.input_counting.lower()) >= 1 else "non-vacuous")])
+    t = res.timings
+    rows.append(["time", f"{t['total']:.1f} s",
+                 f"spectra {t['spectra']:.2f} s, bounds {t['bound'] + t.get('error_bound', 0.0):.2f} s, "
+                 f"R_hat and test error {t['measure']:.2f} s, n* search {t['nonvacuity_search']:.2f} s"])
+    lines = [f"At n = {res.n} samples ({'the training set' if m is not None and m.n_train == res.n else 'given'}), "
+             f"δ = {_delta_text(res.delta)}; each certified line holds with probability >= "
+             f"{_confidence_text(res.delta)}:", ""]
+    lines.append(format_table(rows, ["quantity", "value", "how"]))
     nv = res.nonvacuity
     if nv is not None:
+        lines.append("")
         if nv.n_certified is None:
-            lines.append(f"non-vacuous      not for any n <= {_sci(nv.n_max)} tried")
+            lines.append(f"counterfactual: if these weights had come from n samples, the certified loss-gap bound "
+                         f"would stay above B_L = {nv.loss_bound:g} for every n <= {_sci(nv.n_max)} tried")
         else:
-            below = f"; not at n = {nv.n_below}" if nv.n_below is not None else ""
-            lines.append(f"non-vacuous      from n ~ {_sci(nv.n_certified)}: certified bound {_upper(nv.bound)} < "
-                         f"B_L = {nv.loss_bound:g} at n = {nv.n_certified}{below} (same weights; {nv.evaluations} "
-                         f"certified evaluations)")
-    t = res.timings
-    lines.append(f"time             {t['total']:.1f} s (spectra {t['spectra']:.2f} s, bound {t['bound']:.2f} s, "
-                 f"measurement {t['measure']:.2f} s, n search {t['nonvacuity_search']:.2f} s)")
+            below = f" (not at n = {nv.n_below})" if nv.n_below is not None else ""
+            lines.append(f"counterfactual: if these weights had come from n samples, the certified loss-gap bound "
+                         f"would be below B_L = {nv.loss_bound:g} from n ~ {_sci(nv.n_certified)}: "
+                         f"{_upper(nv.bound)} at n = {nv.n_certified}{below}; {nv.evaluations} certified evaluations")
     lines.append("")
-    lines.append("The bound is certified (interval arithmetic, rounded up) for this network, which belongs to the "
-                 "theory's model class;")
-    lines.append("the measured gap is a float estimate of |R - R_hat| from a fresh test sample.")
-    return "\n".join(lines)
+    lines.append("Certified numbers: interval arithmetic, rounded up, for this network, which belongs to the theory's "
+                 "model class; R_hat_gamma from proved enclosures of its outputs on the training set, regenerated "
+                 "from the recorded seed. Measured numbers are float estimates.")
+    return lines
 
 
 def result_json(res) -> dict:
     """JSON form: the Theorem 2 result (issue 4 shape), measurements, non-vacuity, timings."""
     from certbound.ball import ball_to_json
 
+    from flint import arb
+
+    m, e = res.measured, res.error
     d: dict[str, Any] = {
+        # the headline numbers (certified ones as balls in the project's JSON form; test_error measured)
+        "n_train": m.n_train if m is not None else None,
+        "loss_bound": ball_to_json(arb(res.net.config.loss.loss_bound)),
+        "gap_bound": ball_to_json(res.bound.bound),
+        "error_bound": ball_to_json(e.bound) if e is not None else None,
+        "test_error": m.test_error if m is not None else None,
+        "input_counting_bound": ball_to_json(res.input_counting) if res.input_counting is not None else None,
         "model": str(res.model_path),
         "model_type": res.meta.get("model_type"),
         "config": res.net.config.to_json_dict(),
@@ -221,7 +283,10 @@ def result_json(res) -> dict:
         "delta_exact": str(res.delta),
         "bound": res.bound.to_json(),
     }
-    m = res.measured
+    if e is not None:
+        d["error"] = {"margin": str(e.margin), "empirical_ramp_upper": str(e.empirical_ramp_upper),
+                      "empirical_ramp_upper_float": float(e.empirical_ramp_upper), "bound": ball_to_json(e.bound),
+                      "ramp_bound": e.ramp_bound.to_json()}
     if m is not None:
         d["measured"] = {"train_loss": m.train_loss, "test_loss": m.test_loss,
                          "test_loss_stderr": m.test_loss_stderr, "gap": m.gap, "train_error": m.train_error,

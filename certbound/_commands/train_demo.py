@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = DEFAULTS
     parser.add_argument("--out", default="certbound-demo-model", help="output directory (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=d["seed"], help="seed of task, data and init (default: %(default)s)")
+    parser.add_argument("--init-seed", type=int, default=None,
+                        help="seed of the initial weights only (default: --seed); a restart on the same data")
     parser.add_argument("--epochs", type=int, default=d["epochs"],
                         help="passes over the n training examples (default: %(default)s)")
     parser.add_argument("--batch-size", type=int, default=d["batch_size"], help="minibatch size (default: %(default)s)")
@@ -71,12 +73,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _explicit_command(args: argparse.Namespace) -> str:
     """The command with every option spelled out (exact even if defaults change later)."""
-    parts = ["certbound", "train-demo", "--out", str(args.out), "--seed", str(args.seed),
-             "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--n-train", str(args.n_train),
-             "--n-test", str(args.n_test), "--lr", repr(args.lr), "--warmup-steps", str(args.warmup_steps),
-             "--final-lr-fraction", repr(args.final_lr_fraction),
-             "--weight-decay", repr(args.weight_decay), "--layers", str(args.layers),
-             "--heads", str(args.heads), "--d-head", str(args.d_head), "--ffn", args.ffn]
+    parts = ["certbound", "train-demo", "--out", str(args.out), "--seed", str(args.seed)]
+    if args.init_seed is not None:
+        parts += ["--init-seed", str(args.init_seed)]
+    parts += ["--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--n-train", str(args.n_train),
+              "--n-test", str(args.n_test), "--lr", repr(args.lr), "--warmup-steps", str(args.warmup_steps),
+              "--final-lr-fraction", repr(args.final_lr_fraction),
+              "--weight-decay", repr(args.weight_decay), "--layers", str(args.layers),
+              "--heads", str(args.heads), "--d-head", str(args.d_head), "--ffn", args.ffn]
     if args.ffn == "two":
         parts += ["--d-ff", str(args.d_ff)]
     if args.residual:
@@ -138,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         seq_len=task.seq_len, ffn_kind=args.ffn, d_ff=args.d_ff if args.ffn == "two" else None,
         residual=args.residual, readout_norm=args.readout_norm, loss=LossSpec(clip=args.readout_norm),
     )
-    settings = TrainSettings(seed=args.seed, epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
+    settings = TrainSettings(seed=args.seed if args.init_seed is None else args.init_seed, epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
                              warmup_steps=args.warmup_steps, final_lr_fraction=args.final_lr_fraction,
                              weight_decay=args.weight_decay, threads=args.threads)
     log = None if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))

@@ -1,4 +1,4 @@
-"""The demo pipeline: certified spectra → Theorem 2 bound → measured gap → non-vacuity sample size.
+"""The demo pipeline: certified spectra → Theorem 2 bounds → certified 0-1 error → measurements → counterfactual n*.
 
 For a certbound-pi checkpoint (default: the shipped one) this
 
@@ -10,10 +10,19 @@ For a certbound-pi checkpoint (default: the shipped one) this
    at the task's training-set size n and δ (default 0.01); the readout norm is
    peeled on its a-priori grid (mode (ii)), so the bound does not rely on the
    training having respected C_w;
-3. measures the actual gap |test loss − train loss| with the numpy forward
-   pass (float64; an *estimate* of |R − R̂|, not certified);
-4. searches the sample size at which the certified bound falls below the loss
-   range B_ℒ (the bound is re-evaluated and certified at the reported n).
+3. recomputes the training set from the recorded seed and stream (in chunks)
+   and measures train and test risks (:func:`certbound.models.demo.measure_gap`;
+   test samples are fresh, stream 2); for one-block models the training
+   margins come with proved lower ends (``proofs/demo-task.md`` §2);
+4. when the checkpoint fixes a ramp margin γ (``error_bound`` in config.json,
+   written by ``certbound train-demo`` before any data are drawn), evaluates
+   Theorem 2 for the ramp loss (B_ℒ = 1, L_ℒ = 1/γ) at the same n and δ and
+   certifies P(error) ≤ R̂_γ + gap (Corollary T3 of ``proofs/theory-theorems.md``,
+   R̂_γ bounded by Lemma T3.1 from the certified margins);
+5. evaluates the trivial input-counting bound at n (``proofs/demo-task.md`` §1);
+6. searches the counterfactual sample size at which the certified loss-gap bound
+   falls below B_ℒ *if these weights had come from n samples* (re-evaluated
+   and certified at the reported n).
 
 No torch is needed. For this model class the bound is a true certificate
 (not a proxy): the network *is* the Π-Transformer of spec §1, the data rows
@@ -42,6 +51,8 @@ from certbound.models.task import SparseMajorityTask
 __all__ = [
     "DEFAULT_DELTA",
     "DemoResult",
+    "ErrorBound",
+    "ramp_margin_of",
     "NonVacuity",
     "enclose_model_spectra",
     "transformer_spec_of",
@@ -198,6 +209,49 @@ class DemoResult:
     spectra: dict
     readout: Any
     timings: dict = field(default_factory=dict)
+    error: Optional["ErrorBound"] = None
+    input_counting: Optional[arb] = None  # √((|𝒳| ln 2 + ln 1/δ)/(2n)), proofs/demo-task.md §1
+
+
+@dataclass
+class ErrorBound:
+    """The certified 0-1 error bound P(y f(X) ≤ 0) ≤ R̂_γ + gap_γ (Corollary T3).
+
+    ``ramp_bound``: Theorem 2 for the ramp loss (a BoundResult); ``empirical_ramp_upper``:
+    a proved upper bound on R̂_γ over the n training examples (exact rational, Lemma T3.1);
+    ``bound``: their sum as a ball (the upper end is the certificate).
+    """
+
+    margin: Fraction
+    ramp_bound: Any
+    empirical_ramp_upper: Fraction
+    bound: arb
+
+
+def ramp_margin_of(meta: dict) -> Optional[Fraction]:
+    """The ramp margin γ the checkpoint fixed before training (config ``error_bound.loss.margin``), exactly."""
+    spec = (meta.get("error_bound") or {}).get("loss") or {}
+    if spec.get("kind") != "ramp" or "margin" not in spec:
+        return None
+    gamma = Fraction(spec["margin"])  # a JSON float converts exactly
+    if gamma <= 0:
+        raise ValueError(f"config error_bound margin must be > 0, got {spec['margin']!r}")
+    return gamma
+
+
+def _error_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delta: Any, gamma: Fraction,
+                 margins_lower, options: Any) -> ErrorBound:
+    """Corollary T3 at the training n: Theorem 2 for the ramp loss plus the certified empirical ramp risk."""
+    from certbound.bounds import empirical_ramp_loss_upper, ramp_loss_constants, zero_one_error_bound
+
+    bl, ll = ramp_loss_constants(gamma)
+    cfg = net.config
+    ramp = theorem2_posthoc_bound(transformer_spec_of(net), spectra, int(n), delta,
+                                  readout_norm=cfg.readout_norm, readout_spectrum=readout,
+                                  loss_bound=bl, loss_lip=ll, options=options)
+    # the margins' proved lower ends: ramp is nonincreasing in the margin, so forward_error = 0 (demo-task §2)
+    u_hat = empirical_ramp_loss_upper(margins_lower, gamma, forward_error=0.0)
+    return ErrorBound(gamma, ramp, u_hat, zero_one_error_bound(ramp, u_hat))
 
 
 def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
@@ -238,11 +292,19 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         measured = measure_gap(net, task, n_train, int(n_test or data.get("n_test", 20000)),
                                int(data.get("train_stream", 1)), int(data.get("test_stream", 2)))
     t4 = time.perf_counter()
+    error = None
+    gamma = ramp_margin_of(meta)
+    # R̂_γ must be over the same n examples as the bound: only at the training n, with certified margins
+    if gamma is not None and measured is not None and measured.outputs_certified and n == measured.n_train:
+        error = _error_bound(net, spectra, readout, n, delta, gamma, measured.train_margin_lower, options)
+    counting = task.input_counting_bound(n, delta) if task is not None else None
+    t5 = time.perf_counter()
     nonvac = None
     if search_nonvacuous:
         nonvac = nonvacuous_sample_size(
             lambda m: pi_model_bound(net, spectra, readout, m, delta, options), bound.loss_bound, n)
-    t5 = time.perf_counter()
+    t6 = time.perf_counter()
     timings = {"load": t1 - t0, "spectra": t2 - t1, "bound": t3 - t2, "measure": t4 - t3,
-               "nonvacuity_search": t5 - t4, "total": t5 - t0}
-    return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timings)
+               "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0}
+    return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timings,
+                      error, counting)

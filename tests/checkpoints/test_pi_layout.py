@@ -159,7 +159,10 @@ def test_demo_spectrum_cli_is_sound(tmp_path, capsys):
     assert "certbound-pi" in capsys.readouterr().out
     rep = json.loads(out.read_text())
     # (the learned readout may be listed last, as an N x 1 matrix)
-    assert [r["type"] for r in rep["matrices"] if r["type"] != "readout"] == ["QK", "QK", "VO", "VO", "M"] * 2
+    cfg = json.loads((DEMO / "config.json").read_text())
+    per_layer = (["QK"] * cfg["n_heads"] + ["VO"] * cfg["n_heads"]
+                 + (["M"] if cfg["ffn_kind"] == "single" else ["M_in", "M_out"]))
+    assert [r["type"] for r in rep["matrices"] if r["type"] != "readout"] == per_layer * cfg["n_layers"]
     ck, lay = open_model(DEMO)
     with ck:
         mats = {(m.layer, m.head, m.type): m for m in
@@ -317,12 +320,18 @@ def test_bound_from_spectrum_report_equals_direct(tmp_path):
 
 
 def test_proxies_and_audit_on_demo(tmp_path, capsys):
-    # The paper's proxies need M_in and M_out: variant P is an input error (exit 2), not a crash.
-    assert main(["proxies", str(DEMO)]) == 2
+    # The paper's proxies need M_in and M_out: variant P is an input error (exit 2), not a crash;
+    # the shipped demo model is variant B, so they apply to it.
+    write_pi_checkpoint(tmp_path / "p", N=6, L=1, H=2, dh=2)
+    assert main(["proxies", str(tmp_path / "p")]) == 2
     assert "M_in" in capsys.readouterr().err
+    cfg = json.loads((DEMO / "config.json").read_text())
+    assert cfg["ffn_kind"] == "two" and main(["proxies", str(DEMO)]) == 0
+    capsys.readouterr()
+    last, dh = cfg["n_layers"] - 1, cfg["d_head"]
     claims = tmp_path / "c.toml"
     claims.write_text(f'[models]\ndemo = "{DEMO}"\n\n'
-                      '[[claim]]\nid = "rank"\nmodel = "demo"\nquantity = \'rank(layer=1, head=0, type="QK")\'\n'
-                      'relation = "<="\nvalue = "4"\n\n'
-                      '[[claim]]\nid = "dh"\nmodel = "demo"\nquantity = "head_dim()"\nrelation = "="\nvalue = "4"\n')
+                      f'[[claim]]\nid = "rank"\nmodel = "demo"\nquantity = \'rank(layer={last}, head=0, type="QK")\'\n'
+                      f'relation = "<="\nvalue = "{dh}"\n\n'
+                      f'[[claim]]\nid = "dh"\nmodel = "demo"\nquantity = "head_dim()"\nrelation = "="\nvalue = "{dh}"\n')
     assert main(["audit", str(claims), "--json", str(tmp_path / "a.json"), "--quiet"]) == 0

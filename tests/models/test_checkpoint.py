@@ -127,7 +127,7 @@ def test_adapter_yields_loader_records():
     from certbound.models.adapter import pi_theory_matrices
 
     net, _ = load_pi_checkpoint(demo_checkpoint_path())
-    recs = list(pi_theory_matrices(demo_checkpoint_path(), types=("QK", "VO", "M", "readout")))
+    recs = list(pi_theory_matrices(demo_checkpoint_path(), types=("QK", "VO", "M", "M_in", "M_out", "readout")))
     mine = list(net.theory_matrices())
     assert [(r.layer, r.head, r.type) for r in recs[:-1]] == [(m.layer, m.head, m.kind) for m in mine[:-1]]
     for r, m in zip(recs, mine):

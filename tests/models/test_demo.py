@@ -85,6 +85,28 @@ def test_tiny_model_bound_vs_gap_variant_b_residual(tmp_path):
     assert res2.measured is None and res2.n == 500
 
 
+def test_error_bound_components_against_direct_float_computation(tmp_path):
+    """R_hat_gamma's certified upper end covers the float ramp risk (and is close to it); bound ≥ measured error."""
+    task = SparseMajorityTask(seq_len=6, n_relevant=3, label_noise=0.1, seed=5)
+    cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=2, d_head=1, seq_len=task.seq_len,
+                              ffn_kind="two", d_ff=2, readout_norm=2.0)
+    net = PiTransformer.random(cfg, seed=3, scale=3.0)
+    meta = {"task": task.to_json_dict(), "data": {"n_train": 300, "n_test": 500},
+            "error_bound": {"loss": {"kind": "ramp", "margin": 0.25}}}
+    save_pi_checkpoint(net, tmp_path / "m", extra=meta)
+    res = run_demo(tmp_path / "m", search_nonvacuous=False)
+    e = res.error
+    assert e is not None and e.margin == Fraction(1, 4)
+    X, y = task.sample(300, 1)
+    ramp = np.clip(1.0 - y * net.forward(X) / 0.25, 0.0, 1.0).mean()
+    assert float(e.empirical_ramp_upper) >= ramp - 1e-12 and float(e.empirical_ramp_upper) <= ramp + 1e-9
+    assert e.ramp_bound.loss_lip == 4 and e.ramp_bound.n_samples == 300
+    assert upper_fraction(e.bound) >= e.empirical_ramp_upper + upper_fraction(e.ramp_bound.bound) - Fraction(1, 10**12)
+    assert upper_fraction(e.bound) >= Fraction(res.measured.test_error)
+    # at an n other than the training n there is no R_hat_gamma, hence no error bound
+    assert run_demo(tmp_path / "m", n=1000, search_nonvacuous=False).error is None
+
+
 def test_measure_gap_matches_direct_computation():
     task = SparseMajorityTask(seq_len=4, n_relevant=1, label_noise=0.0, seed=0)
     cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=1, d_head=1, seq_len=4)

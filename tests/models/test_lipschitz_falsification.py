@@ -176,7 +176,8 @@ def test_lemma_1_6_on_the_shipped_model_and_task_inputs():
             else:
                 name = f"blocks.{slot.layer}.ffn.{slot.type}"
                 d = dW = rng.normal(size=net.params[name].shape) * pscale
-                Z = rec.ffn_hidden[slot.layer]
+                # the matrix's input: φ(Y) for M (variant P), Y for M_in and φ(Y M_in) for M_out (variant B)
+                Z = rec.after_attention[slot.layer] if slot.type == "M_in" else rec.ffn_hidden[slot.layer]
             g = _perturbed(net, name, d).forward(X)
             factor = _upper(cfg.readout_norm * alphas[slot.layer] * lip.gamma(spec, c, slot))
             rhs = np.array([factor * _two_inf(Z[i] @ dW) for i in range(len(X))])
