@@ -147,9 +147,9 @@ def test_enclosure_is_the_cli_bound_and_terms_add_up(tmp_path, reference):
 
 
 def test_keyword_options_mirror_the_cli_flags(tmp_path):
-    lo, hi, _ = cli_bound(tmp_path, "--n", "1e6", "--delta", "0.05", "--seq-len", "20", "--loss-bound", "8",
+    lo, hi, _ = cli_bound(tmp_path, "--n", "1e6", "--delta", "0.05", "--seq-len", "50", "--loss-bound", "8",
                           "--loss-lipschitz", "3/2", "--readout-norm", "8", "--softmax-lip", "2")
-    q = ('bound(n=1e6, delta=0.05, seq_len=20, loss_bound=8, loss_lipschitz=1.5, readout_norm="8", '
+    q = ('bound(n=1e6, delta=0.05, seq_len=50, loss_bound=8, loss_lipschitz=1.5, readout_norm="8", '
          'softmax_lip=2)')
     v = audit_claims(load_claims(claims_file(tmp_path, claim("opts", q, ">", "0"))))[0]
     assert v.status == "confirmed"

@@ -162,13 +162,14 @@ def test_fault_hook_is_off_by_default():
     assert MatrixTask(0, 0, ("QK",)).known == ()
 
 
-@pytest.mark.parametrize("layers", [None, [1, 0]])
-def test_tasks_of_a_model_with_a_readout_keep_it_last(layers):
-    # certbound's shipped demo model (certbound-pi): variant-P FFN matrix M and a learned readout.
+@pytest.mark.parametrize("reverse_layers", [False, True])
+def test_tasks_of_a_model_with_a_readout_keep_it_last(reverse_layers):
+    # certbound's shipped demo model (certbound-pi): its FFN matrices and a learned readout.
     from certbound.pipeline._spectrum import _report_types
 
     d = os.path.join(os.path.dirname(__import__("certbound").__file__), "models", "data", "demo")
     ck, layout = open_model(d)
+    layers = list(range(layout.num_layers))[::-1] if reverse_layers else None
     with ck:
         types = _report_types(layout)
         assert "readout" in types
