@@ -590,6 +590,7 @@ def _fixed_before_data(s: BoundSettings, spec: TransformerSpec, common: dict) ->
         "readout_norm": str(common["readout_norm"]),
         "p_grid_m": s.p_grid_m if s.p_grid_m is not None else "default ceil(L + ln N)",
         "grids": "Schatten/spectral/readout peeling grid bases and steps (BoundOptions defaults)",
+        "priors": "the light priors of theory-theorems §6.1b (BoundOptions default prior='light')",
         "delta": "the confidence parameter",
     }
     if s.mode == "fixed":
