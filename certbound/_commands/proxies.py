@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--digits must be >= 1")
     t0 = time.perf_counter()
     depth = prefix_depth(parse_layers(args.layers))
-    info, qs = model_quantities(args.model, mode=args.mode, layers=depth, mapping=args.mapping)
+    info, qs = model_quantities(args.model, mode=args.mode, layers=depth, mapping=args.mapping, progress=True)
     variants = VARIANTS if args.variant == "both" else (args.variant,)
     results = [paper_proxies(qs, v) for v in variants]
     seconds = time.perf_counter() - t0

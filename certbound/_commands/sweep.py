@@ -84,6 +84,7 @@ def run_sweep(
     prefix: bool = True,
     mode: str = "fast",
     log: Any = None,
+    progress: Any = None,
 ) -> list[Any]:
     """Certified proxies (both variants) of every requested model; returns ``ModelRun``s.
 
@@ -103,7 +104,7 @@ def run_sweep(
     runs: list[ModelRun] = []
     for spec in models:
         t = time.perf_counter()
-        info, qs = model_quantities(spec, mode=mode)
+        info, qs = model_quantities(spec, mode=mode, progress=progress)
         name = os.path.basename(os.path.normpath(os.fspath(spec)))
         L = info["num_layers"]
         trained = ModelRun(name, "trained", {v: paper_proxies(qs, v) for v in VARIANTS}, qs,
@@ -122,6 +123,7 @@ def run_sweep(
         depth = max(grid_L)
         for N in grid_N:
             t = time.perf_counter()
+            say(f"  random-init N={N} (L up to {depth}): certifying ...")
             qs = random_init_quantities(depth, N, seed=seed + N, mode=mode)
             for L in sorted(grid_L):
                 sub = prefix_layers(qs, L)
@@ -214,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     print("certifying:", file=sys.stderr, flush=True)
     runs = run_sweep(args.models, random_grid=not args.no_random_grid, grid_L=args.grid_L, grid_N=args.grid_N,
-                     seed=args.seed, prefix=not args.no_prefix, mode=args.mode, log=sys.stderr)
+                     seed=args.seed, prefix=not args.no_prefix, mode=args.mode, log=sys.stderr, progress=True)
     seconds = time.perf_counter() - t0
     # What was run, for captions: the command and its settings (the wall time goes to stdout and JSON only).
     grid = "" if args.no_random_grid else (f" + random-init grid L in {{{', '.join(map(str, args.grid_L))}}}, "

@@ -19,6 +19,7 @@ matrices are finished, the last one was ``label``. Callers pass
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any, Callable, Protocol, Union
 
@@ -36,37 +37,81 @@ ProgressSpec = Union[None, bool, str, Callable[[int, int, str], None]]
 
 
 class TerminalProgress:
-    """A one-line progress bar on a stream (default stderr), drawn only when it is a terminal.
+    """A one-line progress bar with elapsed time and ETA on a stream (default stderr), only on a terminal.
+
+    A background thread redraws the line once a second, so the clock (and the
+    ETA) keeps moving while one long matrix is being certified; :meth:`close`
+    stops it and erases the line, leaving no counter on screen.
 
     >>> import io
     >>> bar = TerminalProgress(io.StringIO())  # not a terminal: draws nothing
     >>> bar(1, 2, "layer 0 M_in"); bar.close(); bar.stream.getvalue()
     ''
+    >>> _eta_text(30.0, 1, 4), _eta_text(5.0, 0, 4), _eta_text(3725.0, 1, 2)
+    ('ETA 1:30', 'ETA --:--', 'ETA 1:02:05')
     """
 
-    def __init__(self, stream: Any = None):
+    def __init__(self, stream: Any = None, *, tick: float = 1.0):
         self.stream = stream or sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.t0 = time.monotonic()
+        self._state = (0, 1, "")
         self._drawn = False
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tick = tick
 
     def __call__(self, done: int, total: int, label: str) -> None:
         if not self.enabled:
             return
-        width = 30
-        total = max(total, 1)
+        with self._lock:
+            self._state = (done, max(total, 1), label)
+            self._draw()
+        if self._thread is None and done < total:
+            self._thread = threading.Thread(target=self._run, name="certbound-progress", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._tick):
+            with self._lock:
+                if self._drawn:
+                    self._draw()
+
+    def _draw(self) -> None:
+        done, total, label = self._state
+        width = 24
         k = int(width * done / total)
         el = time.monotonic() - self.t0
-        self.stream.write(f"\r[{'#' * k}{'.' * (width - k)}] {done}/{total} {el:6.1f}s {label[:40]:<40}")
+        line = (f"[{'#' * k}{'.' * (width - k)}] {done}/{total} {_clock(el)} {_eta_text(el, done, total)}"
+                f"  {label[:36]}")
+        self.stream.write("\r" + line.ljust(96)[:96])
         self.stream.flush()
         self._drawn = True
 
     def close(self) -> None:
-        """Erase the bar (so that the next output starts on a clean line)."""
-        if self.enabled and self._drawn:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
-            self._drawn = False
+        """Stop the clock and erase the bar (so that the next output starts on a clean line)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        with self._lock:
+            if self.enabled and self._drawn:
+                self.stream.write("\r" + " " * 96 + "\r")
+                self.stream.flush()
+                self._drawn = False
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    h, m = divmod(s // 60, 60)
+    return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
+
+
+def _eta_text(elapsed: float, done: int, total: int) -> str:
+    """Remaining time at the average rate so far (``--:--`` before the first step)."""
+    if done <= 0:
+        return "ETA --:--"
+    return "ETA " + _clock(elapsed / done * max(total - done, 0))
 
 
 class _Reporter:

@@ -7,6 +7,7 @@ from typing import Any
 
 from certbound.bounds.proxies import MatrixQuantities, quantities_of_theory_matrix
 from certbound.checkpoints import open_model, theory_matrices
+from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_model
 
 __all__ = ["model_quantities", "model_quantities_of"]
@@ -18,22 +19,23 @@ def model_quantities(
     mode: str = "fast",
     layers: int | None = None,
     mapping: str | None = None,
+    progress: ProgressSpec = None,
 ) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """Certified per-matrix quantities of a checkpoint (path or packaged name) and its layout summary.
 
-    ``layers=K`` uses only layers 1..K (a prefix-depth sub-model). The summary
-    carries ``"path"`` and ``"used_layers"``.
+    ``layers=K`` uses only the first K layers, 0..K-1 (a prefix-depth sub-model). The summary
+    carries ``"path"`` and ``"used_layers"``. ``progress``: see :mod:`certbound.pipeline._progress`.
     """
     path = resolve_model(spec)
     ck, layout = open_model(path, mapping=mapping)
     try:
-        return model_quantities_of(ck, layout, path, mode=mode, layers=layers)
+        return model_quantities_of(ck, layout, path, mode=mode, layers=layers, progress=progress)
     finally:
         ck.close()
 
 
-def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast",
-                        layers: int | None = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
+def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", layers: int | None = None,
+                        progress: ProgressSpec = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open)."""
     from certbound.checkpoints import theory_coverage
 
@@ -51,7 +53,14 @@ def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast",
         if not 1 <= layers <= n_layers:
             raise ValueError(f"--layers {layers}: the model has {n_layers} layers")
         n_layers = layers
-    qs = [quantities_of_theory_matrix(r, mode) for r in theory_matrices(ck, layout=layout, layers=range(n_layers))]
+    prog = progress_reporter(progress, n_layers * (2 * layout.num_heads + 2))
+    qs = []
+    try:
+        for r in theory_matrices(ck, layout=layout, layers=range(n_layers)):
+            qs.append(quantities_of_theory_matrix(r, mode))
+            prog.step(r.label)
+    finally:
+        prog.close()
     info = dict(layout.summary())
     info["path"] = path
     info["used_layers"] = n_layers
