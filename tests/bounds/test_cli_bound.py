@@ -198,3 +198,14 @@ def test_bound_cli_ramp_loss(tmp_path, capsys):
             rc = main(["bound", model, "--n", "1e8", "--delta", "0.05", *bad])
             if rc != 0:
                 raise ValueError(rc)
+
+
+def test_shipped_example_constraints_run_on_the_demo_model(tmp_path):
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    example = os.path.join(root, "examples", "bound", "demo_constraints.json")
+    demo = os.path.join(root, "certbound", "models", "data", "demo")
+    out = tmp_path / "fixed.json"
+    assert main(["bound", demo, "--n", "1e6", "--delta", "0.01", "--mode", "fixed", "--constraints", example,
+                 "--json", str(out), "--quiet"]) == 0
+    d = json.loads(out.read_text())
+    assert d["theorem"].startswith("Theorem 1") and len(d["matrices"]) >= 4
