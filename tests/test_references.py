@@ -14,16 +14,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = sorted([*ROOT.glob("certbound/**/*.py"), *ROOT.glob("proofs/*.md"), ROOT / "README.md"])
-# certbound/checkpoints/ is being rewritten by the architectures work (issue 15); its two docstring
-# references to the paper summary are fixed there.
-OUTSIDE_OK = {ROOT / "certbound/checkpoints/_matrices.py", ROOT / "certbound/checkpoints/_architectures.py"}
 
 
 @pytest.mark.parametrize("path", TEXT, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_reference_outside_the_repository(path):
     text = path.read_text(encoding="utf-8")
-    if path in OUTSIDE_OK:
-        pytest.skip("pending the checkpoints rewrite (issue 15)")
     assert "/work/" not in text, f"{path}: absolute path to a machine-local file"
     assert "coord/" not in text, f"{path}: reference to the unshipped coord/ notes"
 

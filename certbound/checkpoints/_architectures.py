@@ -52,8 +52,8 @@ Only the attention and FFN weight matrices are used: biases (including
 Qwen2's q/k/v biases), LayerNorm/RMSNorm parameters (including Qwen3/Gemma3's
 per-head q/k norms), embeddings, position encodings (rotary, ALiBi, T5's
 relative bias, DeBERTa's relative embeddings), MoE routers, poolers and heads
-are ignored, as in the paper's proxies (``/work/shared/theory/paper-known.md``
-§6); what that means per architecture is ``proofs/architectures.md``.
+are ignored, as in the reference paper's proxies; what that means per
+architecture is ``proofs/architectures.md``.
 
 certbound's own theory-faithful model (``model_type`` ``certbound-pi``) is
 resolved separately (:mod:`certbound.checkpoints._pi`).

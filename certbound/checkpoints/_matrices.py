@@ -4,7 +4,7 @@ Row-vector convention (x ↦ xW), with W_Q (N × H·d_h), W_K, W_V (N × H_kv·d
 W_O (H·d_h × N) the row-vector projections of a layer, s_h = [h·d_h,
 (h+1)·d_h) the columns of head h and g(h) = ⌊h·H_kv/H⌋ the key/value head
 that query head h uses (grouped-/multi-query attention; g(h) = h without)
-(``/work/shared/theory/paper-known.md`` §6, ``proofs/architectures.md``):
+(the reference paper's slicing, ``proofs/architectures.md``):
 
 * ``QK``  = W_Q[:, s_h] · W_K[:, s_g(h)]ᵀ   (N × N, rank ≤ d_h)
 * ``VO``  = W_V[:, s_g(h)] · W_O[s_h, :]    (N × N, rank ≤ d_h)
