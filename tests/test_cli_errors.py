@@ -83,3 +83,11 @@ def test_broken_pipe_is_quiet():
         os.close(w)
     err = p.stderr.decode()
     assert "Traceback" not in err and "Broken pipe" not in err and "Exception ignored" not in err
+
+
+def test_train_demo_never_overwrites_silently(tmp_path, capsys):
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert main(["train-demo", "--out", str(out), "--quiet"]) == 2
+    assert "not empty" in capsys.readouterr().err and (out / "keep.txt").read_text() == "mine"

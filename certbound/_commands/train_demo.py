@@ -33,7 +33,9 @@ DEFAULTS = dict(seed=0, epochs=3, batch_size=512, n_train=1_000_000, n_test=100_
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = DEFAULTS
-    parser.add_argument("--out", default="certbound-demo-model", help="output directory (default: %(default)s)")
+    parser.add_argument("--out", default="certbound-demo-model",
+                        help="output directory, new or empty (default: %(default)s)")
+    parser.add_argument("--force", action="store_true", help="replace the checkpoint files in an existing --out")
     parser.add_argument("--seed", type=int, default=d["seed"], help="seed of task, data and init (default: %(default)s)")
     parser.add_argument("--init-seed", type=int, default=None,
                         help="seed of the initial weights only (default: --seed); a restart on the same data")
@@ -121,6 +123,18 @@ def _measure(model, task, n: int, stream: int) -> tuple[float, float]:
     return loss / n, wrong / n
 
 
+def _check_out_dir(out: str, force: bool) -> None:
+    """Refuse an --out that is a file, or a non-empty directory unless --force (never overwrite silently)."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise NotADirectoryError(f"--out: {out!r} exists and is not a directory")
+    if os.path.isdir(out) and os.listdir(out) and not force:
+        raise FileExistsError(f"--out: {out!r} is not empty; choose a new directory or pass --force to replace "
+                              "its checkpoint files")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"--out: cannot create {out!r}: directory {parent} does not exist")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import torch  # noqa: F401
@@ -131,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from certbound.models import LossSpec, PiTransformerConfig, SparseMajorityTask, save_pi_checkpoint
     from certbound.models.training import TrainSettings, train_demo_model
 
+    _check_out_dir(args.out, args.force)  # before the (long) training
     if args.epochs < 1 or args.n_train < 1 or args.n_test < 1 or args.batch_size < 1:
         raise ValueError("--epochs, --batch-size, --n-train and --n-test must be positive")
     if not (math.isfinite(args.margin) and 0 < args.margin <= args.readout_norm):
