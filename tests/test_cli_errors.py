@@ -91,3 +91,10 @@ def test_train_demo_never_overwrites_silently(tmp_path, capsys):
     (out / "keep.txt").write_text("mine")
     assert main(["train-demo", "--out", str(out), "--quiet"]) == 2
     assert "not empty" in capsys.readouterr().err and (out / "keep.txt").read_text() == "mine"
+
+
+def test_mapping_with_an_unknown_layout_is_refused(tmp_path, capsys):
+    m = tmp_path / "m.json"
+    m.write_text('{"layout": "bogus"}')
+    assert main(["spectrum", DEMO, "--mapping", str(m), "--quiet"]) == 2
+    assert "layout must be" in capsys.readouterr().err
