@@ -81,8 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="JSON configuration for --mode fixed; every value a priori")
     parser.add_argument("--spectra", metavar="FILE",
                         help="reuse a `certbound spectrum --json` report instead of certifying again")
-    parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast",
-                        help="certificate mode of the singular-value kernel (default fast)")
+    parser.add_argument("--spectrum-mode", choices=("auto", "fast", "tight", "arb", "gram"), default="auto",
+                        help="certificate mode of the singular-value kernel (default auto: per matrix the "
+                             "cheapest certificate with sigma widths <= 1e-8 relative, else fast)")
     parser.add_argument("--partition-ratio", type=float, default=1.25, metavar="R",
                         help="ratio of the geometric Riemann partition (default 1.25)")
     parser.add_argument("--p-grid-m", type=int, metavar="M",

@@ -40,9 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
-    parser.add_argument("--mode", choices=("fast", "tight", "arb", "gram"), default="fast",
-                        help="certificate mode of the singular-value kernel (default fast; gram is ~4x "
-                             "cheaper for dense FFN matrices, with wider enclosures of small singular values)")
+    parser.add_argument("--mode", choices=("auto", "fast", "tight", "arb", "gram"), default="auto",
+                        help="certificate mode of the singular-value kernel (default auto: per matrix the "
+                             "cheapest certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate "
+                             "for dense matrices, Gram-factor route for heads), else fast; the choice is the "
+                             "record's mode)")
     parser.add_argument("--raw", action="store_true", help="also certify the raw per-layer W_Q, W_K, W_V, W_O")
     parser.add_argument("--scale-logits", action="store_true",
                         help="fold the attention logit scale 1/sqrt(d_h) into QK")

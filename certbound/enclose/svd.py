@@ -20,6 +20,11 @@ Three modes compute α, β, e:
 ``gram``  a different certificate: eigenvalues of the rounded Gram matrix
           W Wᵀ (Theorem G, proofs/enclosure-gram.md) — ≈4× cheaper than
           ``fast``, tight at σ₁ but with widths growing like (σ₁/σᵢ)².
+``auto``  per matrix the cheapest certificate meeting a width target:
+          ``gram`` when every σᵢ's width is ≤ 1e-8·max(σᵢ, 1e-2·σ₁)
+          (:func:`meets_width_target`), else ``fast`` intersected with it
+          (mode recorded as ``"fast+gram"``), so never wider than ``fast``
+          where the target is missed (proofs/enclosure.md §12).
 
 A failed certificate (α ≥ 1, NaN from LAPACK, non-convergence) is retried with
 LAPACK's ``gesvd`` driver, then in ``arb`` mode for small matrices, and at
@@ -37,6 +42,7 @@ RankBounds(lower=2, upper=2)
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from typing import Any
 
@@ -66,6 +72,8 @@ __all__ = [
     "CertificateWarning",
     "enclose_singular_values",
     "theorem_r_intervals",
+    "meets_width_target",
+    "AUTO_RELATIVE_TARGET",
     "MODES",
 ]
 
@@ -371,6 +379,8 @@ def _certify_dense(
     Ws: np.ndarray, mode: str, extra_residual: arb, scale_exponent: int
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Try the requested mode, then other drivers/modes; None if all fail."""
+    if mode == "auto":
+        return _certify_auto(Ws, extra_residual, scale_exponent)
     if mode == "gram":
         from certbound.enclose import gram  # lazy: gram imports this module
 
@@ -400,6 +410,70 @@ def _certify_dense(
     return None
 
 
+#: Mode ``auto``: the relative-width target τ and the spectrum fraction c of
+#: :func:`meets_width_target` (proofs/enclosure.md §12). The bounds need σᵢ to
+#: about 1e-7 relative where they matter; τ = 1e-8 leaves a factor 10.
+AUTO_RELATIVE_TARGET = 1e-8
+AUTO_SPECTRUM_FRACTION = 1e-2
+
+
+def meets_width_target(sigma: list[arb], tau: float = AUTO_RELATIVE_TARGET,
+                       c: float = AUTO_SPECTRUM_FRACTION) -> bool:
+    """Whether every ball's width is ≤ τ·max(σᵢ, c·σ₁) (relative above c·σ₁, absolute below).
+
+    A *decision*, not a bound: widths and midpoints are read as floats.
+
+    >>> meets_width_target([arb(1), arb(0.5).union(arb(0.5 + 1e-10))])
+    True
+    >>> meets_width_target([arb(1), arb(0).union(arb(1e-6))])
+    False
+    """
+    if not sigma:
+        return True
+    top = float(sigma[0].mid()) + float(sigma[0].rad())
+    if not math.isfinite(top):
+        return False
+    floor = c * top
+    for x in sigma:
+        w = 2 * float(x.rad())
+        if not w <= tau * max(float(x.mid()), floor):
+            return False
+    return True
+
+
+def _intersect(a: arb, b: arb) -> arb:
+    """The hull of the intersection of two balls that both contain the same number.
+
+    A ball's radius carries a 30-bit mantissa, so a hull of two exact ends
+    can stick out of them by ≤ 2⁻²⁹ of its width; a ball inside the other is
+    returned as is.
+    """
+    if b.contains(a):
+        return a
+    if a.contains(b):
+        return b
+    lo = a.lower() if a.lower() >= b.lower() else b.lower()
+    hi = a.upper() if a.upper() <= b.upper() else b.upper()
+    return lo.union(hi) if lo <= hi else a
+
+
+def _certify_auto(
+    Ws: np.ndarray, extra_residual: arb, scale_exponent: int
+) -> tuple[list[arb], arb, arb, arb, str] | None:
+    """Mode ``auto`` (proofs/enclosure.md §12): Theorem G if it meets the width target, else fast ∩ Theorem G."""
+    from certbound.enclose import gram  # lazy: gram imports this module
+
+    res_g = gram.certify_gram(Ws, extra_residual, scale_exponent)
+    if res_g is not None and meets_width_target(res_g[0]):
+        return res_g
+    res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent)
+    if res_f is None or res_g is None:
+        return res_f if res_f is not None else res_g
+    with working_precision():
+        sig = [_intersect(f, g) for f, g in zip(res_f[0], res_g[0])]
+    return sig, res_f[1], res_f[2], res_f[3], res_f[4] + "+gram"
+
+
 @under_float_model
 def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False) -> SingularValueEnclosure:
     """Certified enclosures of every singular value of the stored matrix W.
@@ -409,7 +483,7 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     W : array_like, 2-D
         Real matrix (float16, bfloat16, float32, float64 or small integers);
         it is converted to float64 exactly and *that* matrix is certified.
-    mode : {"fast", "tight", "arb", "gram"}
+    mode : {"fast", "tight", "arb", "gram", "auto"}
         Which certificate, and how its residuals are bounded (module docstring).
     exact_rank : bool
         Also compute the exact rank over ℚ (:func:`certbound.enclose.rank.exact_rank`)

@@ -33,7 +33,6 @@ import math
 import os
 import re
 import time
-import warnings
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from types import SimpleNamespace
@@ -52,10 +51,10 @@ from certbound.bounds import (
     theorem2_posthoc_bound,
 )
 from certbound.checkpoints import open_model, require_theory_coverage, theory_matrices
-from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
+from certbound.enclose import enclose_singular_values
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
-from certbound.pipeline._spectrum import records_digest, scaled_enclosure, weights_digest
+from certbound.pipeline._spectrum import enclose_theory_matrices, records_digest, scaled_enclosure, weights_digest
 
 __all__ = ["BoundSettings", "Number", "parse_count", "parse_number", "model_spectra", "model_spectra_of",
            "spectra_from_report", "spec_from_layout", "certified_bound"]
@@ -190,7 +189,7 @@ class BoundSettings:
     spectra : str, optional
         A ``certbound spectrum --json`` report to reuse instead of certifying again
         (checked to be of the same weights).
-    spectrum_mode : {"fast", "tight", "arb"}
+    spectrum_mode : {"auto", "fast", "tight", "arb", "gram"}
         Certificate mode of the singular-value kernel.
     partition_ratio : float
         Ratio (> 1) of the geometric Riemann partition.
@@ -225,7 +224,7 @@ class BoundSettings:
     mode: str = "posthoc"
     constraints: str | None = None
     spectra: str | None = None
-    spectrum_mode: str = "fast"
+    spectrum_mode: str = "auto"
     partition_ratio: float = 1.25
     p_grid_m: int | None = None
     loss: str = "given"
@@ -247,8 +246,9 @@ class BoundSettings:
             raise ValueError(f"--mode must be 'posthoc' or 'fixed', not {self.mode!r}")
         if self.mode == "fixed" and not self.constraints:
             raise ValueError("--mode fixed needs --constraints FILE (the a-priori configuration)")
-        if self.spectrum_mode not in ("fast", "tight", "arb"):
-            raise ValueError(f"--spectrum-mode must be 'fast', 'tight' or 'arb', not {self.spectrum_mode!r}")
+        if self.spectrum_mode not in ("auto", "fast", "tight", "arb", "gram"):
+            raise ValueError(f"--spectrum-mode must be 'auto', 'fast', 'tight', 'arb' or 'gram', "
+                             f"not {self.spectrum_mode!r}")
         if isinstance(self.partition_ratio, bool) or not isinstance(self.partition_ratio, (int, float)) \
                 or not 1 < self.partition_ratio < math.inf:
             raise ValueError(f"--partition-ratio: {self.partition_ratio!r} is not a finite number > 1")
@@ -283,7 +283,7 @@ class BoundSettings:
 # model → spectra
 
 
-def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "fast", config: str | None = None,
+def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "auto", config: str | None = None,
                   mapping: str | None = None, progress: ProgressSpec = None) -> tuple[dict, Any, dict]:
     """Certified enclosures of every theory matrix of a checkpoint, keyed ``(layer, head, type)``.
 
@@ -302,7 +302,7 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "fast", 
     return spectra, layout, cfg
 
 
-def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True, mode: str = "fast",
+def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True, mode: str = "auto",
                      progress: ProgressSpec = None) -> dict:
     """:func:`model_spectra` of an opened checkpoint and its layout (the spectra dict only; ``ck`` stays open)."""
     spectra: dict = {}
@@ -313,18 +313,14 @@ def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = Tr
     total = layout.num_layers * (2 * layout.num_heads + len(types) - 2)
     prog = progress_reporter(progress, total)
     try:
-        for m in theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits):
+        # Heads of a layer certified as one batch (enclose_theory_matrices).
+        for m, enc, _, _ in enclose_theory_matrices(
+                theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits), mode, skip_shared=True):
             if getattr(m, "same_as_layer", None) is not None:  # a shared layer (ALBERT): certified once
                 spectra[(m.layer, m.head if m.type in ("QK", "VO") else None, m.type)] = spectra[
                     (m.same_as_layer, m.head if m.type in ("QK", "VO") else None, m.type)]
                 prog.step(m.label)
                 continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                if m.factors is not None:
-                    enc = enclose_singular_values_of_product(*m.factors, mode=mode)
-                else:
-                    enc = enclose_singular_values(m.dense, mode=mode)
             if m.logit_scale_d != 1:
                 with working_precision(DEFAULT_PREC):
                     enc = scaled_enclosure(enc, m.scale())

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ from certbound.enclose import (
     spectral_norm,
 )
 from certbound.enclose._input import as_exact_float64_matrix
+from certbound.enclose.product import enclose_singular_values_of_products
 from certbound.enclose.quantities import norms_and_schatten
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
@@ -51,7 +51,7 @@ from certbound.pipeline._streaming import (
     write_report_json,
 )
 
-__all__ = ["certify_theory_matrix", "scaled_enclosure", "spectrum_report", "spectrum_report_of",
+__all__ = ["certify_theory_matrix", "certify_theory_matrices", "enclose_theory_matrices", "MatrixCertifier", "scaled_enclosure", "spectrum_report", "spectrum_report_of",
            "spectrum_run", "spectrum_run_of", "SpectrumRun", "spectrum_store_settings", "weights_digest", "records_digest"]
 
 
@@ -73,7 +73,7 @@ def scaled_enclosure(enc: Any, scale: Any) -> Any:
         )
 
 
-def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 1, 2), *,
+def certify_theory_matrix(m: Any, mode: str = "auto", ps: Iterable[Any] = (0.5, 1, 2), *,
                           include_sigma: bool = True) -> dict[str, Any]:
     """Certify one :class:`~certbound.checkpoints.TheoryMatrix`; a JSON-ready record.
 
@@ -97,16 +97,89 @@ def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 
     >>> r["rank"], float(r["spectral_norm"]["lower"]) <= 4 <= float(r["spectral_norm"]["upper"])
     ({'lower': 2, 'upper': 2}, True)
     """
+    return certify_theory_matrices([m], mode, ps, include_sigma=include_sigma)[0]
+
+
+def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[Any] = (0.5, 1, 2), *,
+                            include_sigma: bool = True) -> list[dict[str, Any]]:
+    """:func:`certify_theory_matrix` of each matrix, in order; the heads of a layer certified as one batch.
+
+    Consecutive per-head products of the same layer and type go through
+    :func:`certbound.enclose.product.enclose_singular_values_of_products`
+    (stacked QRs, batched core SVDs, stacked bounds: proofs/enclosure.md
+    §10); each record is the one :func:`certify_theory_matrix` gives.
+
+    >>> import numpy as np
+    >>> from certbound.checkpoints import TheoryMatrix
+    >>> rng = np.random.default_rng(0)
+    >>> ms = [TheoryMatrix(0, h, "QK", (6, 6), factors=(rng.standard_normal((6, 2)), rng.standard_normal((6, 2))))
+    ...       for h in range(3)]
+    >>> [r["rank"]["upper"] for r in certify_theory_matrices(ms, ps=[1])]
+    [2, 2, 2]
+    """
+    ps = list(ps)
+    return [_record(m, enc, facs, msgs, ps, include_sigma) for m, enc, facs, msgs in enclose_theory_matrices(ms, mode)]
+
+
+def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
+                            skip_shared: bool = False) -> Iterator[tuple[Any, Any, Any, list[str]]]:
+    """``(matrix, enclosure, exact factors or None, warning messages)`` for each matrix, in input order.
+
+    ``skip_shared``: a matrix with ``same_as_layer`` set (a shared layer, the
+    same stored data as an earlier one) is passed through with enclosure
+    ``None`` instead of being certified again.
+
+    Consecutive per-head products of one layer and type are certified as one
+    batch (only they are buffered: dense matrices are certified as they
+    come, so memory stays at one layer's head factors). If a batch raises a
+    warning, its heads are redone one by one so that each warning stays with
+    its matrix.
+    """
+    pending: list[Any] = []
+
+    def flush() -> Iterator[tuple[Any, Any, Any, list[str]]]:
+        batch = list(pending)
+        pending.clear()
+        if not batch:
+            return
+        facs = [tuple(as_exact_float64_matrix(f, n) for f, n in zip(m.factors, "AB")) for m in batch]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            encs = enclose_singular_values_of_products([f[0] for f in facs], [f[1] for f in facs], mode=mode)
+        if caught and len(batch) > 1:
+            for m, f in zip(batch, facs):
+                with warnings.catch_warnings(record=True) as one:
+                    warnings.simplefilter("always")
+                    enc = enclose_singular_values_of_product(*f, mode=mode)
+                yield m, enc, f, [str(w.message) for w in one]
+            return
+        for m, f, enc in zip(batch, facs, encs):
+            yield m, enc, f, [str(w.message) for w in caught]
+
+    for m in ms:
+        if skip_shared and getattr(m, "same_as_layer", None) is not None:
+            yield from flush()
+            yield m, None, None, []
+            continue
+        if m.factors is not None:
+            if pending and (pending[0].layer, pending[0].type) != (m.layer, m.type):
+                yield from flush()
+            pending.append(m)
+            continue
+        yield from flush()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            enc = enclose_singular_values(m.dense, mode=mode)
+        yield m, enc, None, [str(w.message) for w in caught]
+    yield from flush()
+
+
+def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include_sigma: bool) -> dict[str, Any]:
+    """The JSON-ready record of one certified matrix (see :func:`certify_theory_matrix`)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if m.factors is not None:
-            # Convert (and copy, for strided slices) each factor once, not in every kernel call.
-            A, B = (as_exact_float64_matrix(f, n) for f, n in zip(m.factors, "AB"))
-            enc = enclose_singular_values_of_product(A, B, mode=mode)
-            n21 = norm_21_of_product(A, B)
-        else:
-            enc = enclose_singular_values(m.dense, mode=mode)
-            n21 = norm_21(m.dense)
+        n21 = norm_21_of_product(*facs) if facs is not None else norm_21(m.dense)
+    msgs = msgs + [str(w.message) for w in caught]
     with working_precision(DEFAULT_PREC):
         scale = m.scale()
         if m.logit_scale_d != 1:
@@ -145,9 +218,24 @@ def certify_theory_matrix(m: Any, mode: str = "fast", ps: Iterable[Any] = (0.5, 
         if include_sigma:
             rec["sigma"] = [ball_to_json(s) for s in enc.sigma[:k]] + [
                 _zero_json() if _is_exact_zero(s) else ball_to_json(s) for s in enc.sigma[k:]]
-    if caught:
-        rec["warnings"] = [str(w.message) for w in caught]
+    if msgs:
+        rec["warnings"] = msgs
     return rec
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixCertifier:
+    """``certify(m)`` for the task runners (picklable); ``.many(ms)`` certifies a layer's heads as one batch."""
+
+    mode: str
+    ps: tuple[Any, ...]
+    include_sigma: bool
+
+    def __call__(self, m: Any) -> dict[str, Any]:
+        return certify_theory_matrix(m, self.mode, self.ps, include_sigma=self.include_sigma)
+
+    def many(self, ms: list[Any]) -> list[dict[str, Any]]:
+        return certify_theory_matrices(ms, self.mode, self.ps, include_sigma=self.include_sigma)
 
 
 def _is_exact_zero(x: Any) -> bool:
@@ -245,14 +333,27 @@ class SharedLayerCertifier:
         self.done: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def __call__(self, m: Any) -> dict[str, Any]:
-        src = getattr(m, "same_as_layer", None)
-        key = (m.head, m.type, getattr(m, "expert", None))
-        if src is not None and (src, *key) in self.done:
-            return dict(self.done[(src, *key)], layer=m.layer, same_as_layer=src)
-        rec = self.certify(m)
-        if src is None:
-            self.done[(m.layer, *key)] = rec
-        return rec
+        return self.many([m])[0]
+
+    def many(self, ms: list[Any]) -> list[dict[str, Any]]:
+        """Records of ``ms`` in order; the uncached ones certified together (``certify.many`` if it has one)."""
+        out: list[dict[str, Any] | None] = [None] * len(ms)
+        todo = []
+        for i, m in enumerate(ms):
+            src = getattr(m, "same_as_layer", None)
+            key = (m.head, m.type, getattr(m, "expert", None))
+            if src is not None and (src, *key) in self.done:
+                out[i] = dict(self.done[(src, *key)], layer=m.layer, same_as_layer=src)
+            else:
+                todo.append(i)
+        many = getattr(self.certify, "many", None)
+        recs = many([ms[i] for i in todo]) if many is not None else [self.certify(ms[i]) for i in todo]
+        for i, rec in zip(todo, recs):
+            m = ms[i]
+            if getattr(m, "same_as_layer", None) is None:
+                self.done[(m.layer, m.head, m.type, getattr(m, "expert", None))] = rec
+            out[i] = rec
+        return out  # type: ignore[return-value]
 
 
 def spectrum_store_settings(mode: str, ps: Iterable[str], include_sigma: bool) -> dict[str, Any]:
@@ -290,7 +391,7 @@ class SpectrumRun:
         write_report_json(path, self.head, self.records())
 
 
-def spectrum_run(model: str, *, mode: str = "fast", raw: bool = False, scale_logits: bool = False,
+def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_logits: bool = False,
                  ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
                  config: str | None = None, mapping: str | None = None, include_sigma: bool = True,
                  progress: ProgressSpec = None, store: MemoryRecordStore | None = None,
@@ -317,7 +418,7 @@ def spectrum_run(model: str, *, mode: str = "fast", raw: bool = False, scale_log
         ck.close()
 
 
-def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw: bool = False,
+def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw: bool = False,
                     scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
                     layers: list[int] | None = None, jobs: int = 1, include_sigma: bool = True,
                     progress: ProgressSpec = None, store: MemoryRecordStore | None = None,
@@ -335,7 +436,7 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw:
     nl = layout.num_layers if layers is None else len(layers)
     total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
     source = ModelSource(os.path.abspath(ck.path), layout, scale_logits=scale_logits, run=uuid.uuid4().hex)
-    certify: Any = functools.partial(certify_theory_matrix, mode=mode, ps=ps, include_sigma=include_sigma)
+    certify: Any = MatrixCertifier(mode, tuple(ps), include_sigma)
     if any(getattr(s, "shared_groups", 0) for s in getattr(layout, "stacks", ())):
         certify = SharedLayerCertifier(certify)
     if (dask is not None or jobs > 1) and not os.path.exists(ck.path):
@@ -383,7 +484,7 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw:
     return run
 
 
-def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_logits: bool = False,
+def spectrum_report(model: str, *, mode: str = "auto", raw: bool = False, scale_logits: bool = False,
                     ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
                     config: str | None = None, mapping: str | None = None,
                     include_sigma: bool = True, progress: ProgressSpec = None,
@@ -402,7 +503,7 @@ def spectrum_report(model: str, *, mode: str = "fast", raw: bool = False, scale_
                         dask=dask).report()
 
 
-def spectrum_report_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", raw: bool = False,
+def spectrum_report_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw: bool = False,
                        scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
                        layers: list[int] | None = None, jobs: int = 1, include_sigma: bool = True,
                        progress: ProgressSpec = None) -> dict[str, Any]:

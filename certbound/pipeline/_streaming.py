@@ -233,10 +233,42 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
     """
     ck, layout = opened if opened is not None else _opened(source)
     known = dict(task.known)
-    for m in iter_plan(ck, layout, [task], scale_logits=source.scale_logits):
+    # A certifier with ``.many`` gets consecutive per-head products of one
+    # layer and type as one batch (proofs/enclosure.md §10); only their small
+    # factors are buffered, dense matrices are certified as they come.
+    many = getattr(certify, "many", None)
+    pending: list[tuple[Any, MatrixKey, str]] = []
+
+    def flush() -> Iterator[MatrixOutcome]:
+        batch = list(pending)
+        pending.clear()
+        if batch:
+            for (_, key, sha), rec in zip(batch, many([b[0] for b in batch])):  # type: ignore[misc]
+                yield MatrixOutcome(key, sha, rec)
+
+    matrices = iter_plan(ck, layout, [task], scale_logits=source.scale_logits)
+    while True:
+        try:
+            m = next(matrices)
+        except StopIteration:
+            break
+        except BaseException:
+            # Reading the next matrix failed: the buffered heads are still certified and stored first.
+            yield from flush()
+            raise
         key, sha = matrix_key(m), matrix_sha256(m)
-        yield MatrixOutcome(key, sha, None if known.get(key) == sha else certify(m))
+        if known.get(key) == sha:
+            yield from flush()
+            yield MatrixOutcome(key, sha, None)
+        elif many is not None and m.factors is not None:
+            if pending and (pending[0][0].layer, pending[0][0].type) != (m.layer, m.type):
+                yield from flush()
+            pending.append((m, key, sha))
+        else:
+            yield from flush()
+            yield MatrixOutcome(key, sha, certify(m))
         del m
+    yield from flush()
 
 
 def run_task(source: ModelSource, task: MatrixTask,

@@ -155,3 +155,36 @@ def test_blas_threads_respect_user_cap(monkeypatch):
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     assert available_threads() == 1
     assert threads_for(4096, 16384) == 1
+
+
+def test_auto_dense_takes_gram_when_the_target_is_met():
+    from certbound.enclose import enclose_singular_values
+    from certbound.enclose.svd import AUTO_RELATIVE_TARGET
+    from tests.enclose.reference import mp_singular_values
+
+    W = np.random.default_rng(2).standard_normal((12, 30))
+    enc = enclose_singular_values(W, mode="auto")
+    assert enc.mode == "gram"
+    ref = mp_singular_values(W)
+    assert all(contains_value(lo, hi, t) for lo, hi, t in zip(enc.lower, enc.upper, ref))
+    assert np.all(enc.upper - enc.lower <= AUTO_RELATIVE_TARGET * np.maximum(enc.lower, 1e-2 * enc.upper[0]))
+
+
+def test_auto_dense_falls_back_to_fast_intersected_with_gram():
+    """Tiny singular values miss the target under Theorem G: fast ∩ gram, never wider than fast."""
+    from certbound.enclose import enclose_singular_values
+    from tests.enclose.reference import mp_singular_values
+
+    rng = np.random.default_rng(4)
+    A = rng.integers(-4, 5, size=(10, 2)).astype(float)
+    B = rng.integers(-4, 5, size=(14, 2)).astype(float)
+    W = A @ B.T + np.ldexp(rng.standard_normal((10, 14)), -40)  # rank 2 plus a 1e-12 tail
+    auto = enclose_singular_values(W, mode="auto")
+    fast = enclose_singular_values(W, mode="fast")
+    assert auto.mode == "fast+gram"
+    ref = mp_singular_values(W)
+    assert all(contains_value(lo, hi, t) for lo, hi, t in zip(auto.lower, auto.upper, ref))
+    # never wider than fast, up to the radius rounding of one Arb ball (2^-29 of the width)
+    slack = 2.0**-28 * (fast.upper - fast.lower)
+    assert np.all(auto.lower >= fast.lower - slack) and np.all(auto.upper <= fast.upper + slack)
+    assert np.sum(auto.upper - auto.lower) < np.sum(fast.upper - fast.lower)

@@ -83,7 +83,7 @@ def test_resume_refuses_records_of_other_settings(tmp_path, capsys):
     capsys.readouterr()
     assert main(["spectrum", str(d), "--json", str(out), "--quiet", "--resume", "--mode", "tight"]) == 2
     err = capsys.readouterr().err
-    assert "other settings" in err and "mode: 'fast' there, 'tight' now" in err
+    assert "other settings" in err and "mode: 'auto' there, 'tight' now" in err
     assert not out.exists()
 
 
