@@ -87,8 +87,9 @@ def test_albert_shared_layer_certified_once_and_reported_for_each_use(tiny, monk
     from certbound.pipeline import _spectrum
 
     calls = []
-    real = _spectrum.certify_theory_matrix
-    monkeypatch.setattr(_spectrum, "certify_theory_matrix", lambda m, *a, **k: calls.append(m.layer) or real(m, *a, **k))
+    real = _spectrum.certify_theory_matrices  # every record is made here (heads of a layer in one batch)
+    monkeypatch.setattr(_spectrum, "certify_theory_matrices",
+                        lambda ms, *a, **k: calls.extend(m.layer for m in ms) or real(ms, *a, **k))
     rep = spectrum_report(str(d))
     assert set(calls) == {0}  # the stored layer, once
     by = {(r["layer"], r["head"], r["type"]): r for r in rep["matrices"]}
