@@ -98,3 +98,12 @@ def test_mapping_with_an_unknown_layout_is_refused(tmp_path, capsys):
     m.write_text('{"layout": "bogus"}')
     assert main(["spectrum", DEMO, "--mapping", str(m), "--quiet"]) == 2
     assert "layout must be" in capsys.readouterr().err
+
+
+def test_sweep_without_matplotlib_says_which_extra(tmp_path):
+    # A Python where matplotlib cannot be imported: a one-line message naming the extra, exit 2, no traceback.
+    code = ("import sys; sys.modules['matplotlib'] = None; from certbound.cli import main; "
+            f"sys.exit(main(['sweep', {str(DEMO)!r}, '--out', {str(tmp_path / 'o')!r}, '--no-random-grid']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert "pip install 'certbound[plot]'" in r.stderr and "Traceback" not in r.stderr
