@@ -46,7 +46,7 @@ def _list_functions() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from certbound.audit import audit_claims, exit_code, load_claims, report_json, report_markdown, report_table
+    from certbound.audit import audit_file, load_claims
 
     if args.functions:
         print(_list_functions())
@@ -55,24 +55,19 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("CLAIMS: a claims file is required (or --functions to list what expressions may use)")
     if args.max_prec < 128:
         raise ValueError(f"--max-prec must be at least 128, got {args.max_prec}")
-    cf = load_claims(args.claims)
-    try:
-        verdicts = audit_claims(cf, max_prec=args.max_prec, max_mode=args.max_mode)
-    finally:
-        cf.close()
-    settings = {"max_prec": args.max_prec, "max_mode": args.max_mode}
+    report = audit_file(load_claims(args.claims), max_prec=args.max_prec, max_mode=args.max_mode)
     texts = []
     if args.json:
-        texts.append((args.json, json.dumps(report_json(cf, verdicts, settings), indent=2, ensure_ascii=False) + "\n"))
+        texts.append((args.json, json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"))
     if args.markdown:
-        texts.append((args.markdown, report_markdown(cf, verdicts)))
+        texts.append((args.markdown, report.to_markdown()))
     write_all([(p, t) for p, t in texts if p != "-"])  # every file or none
     for p, t in texts:
         if p == "-":
             sys.stdout.write(t)
     if not args.quiet and args.json != "-" and args.markdown != "-":
-        sys.stdout.write(report_table(verdicts))
-    code = exit_code(verdicts)
+        sys.stdout.write(report.table())
+    code = report.exit_code
     if code == 2:
         print("certbound audit: some claims could not be evaluated (status 'error')", file=sys.stderr)
     return code

@@ -27,8 +27,8 @@ from fractions import Fraction
 from typing import Any
 
 from certbound.ball import decimal_upper
-from certbound.pipeline import BoundSettings, certified_bound, parse_count, parse_number
-from certbound.report.latex import Raw, latex_count, latex_escape, latex_fragment, latex_table, latex_upper
+from certbound.pipeline import BoundSettings, open_model, parse_count, parse_number
+from certbound.pipeline import bound_latex as result_latex
 from certbound.report.writers import json_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_result", "result_latex", "settings_from_args"]
@@ -159,42 +159,22 @@ def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = Fa
     return "\n".join(lines)
 
 
-def result_latex(res: Any, *, model: str, digits: int = 5) -> str:
-    """A booktabs LaTeX fragment of the result (upper bounds rounded up; preamble: ``LATEX_PREAMBLE``)."""
-    rows = [
-        [Raw("bound"), latex_upper(res.bound, digits)],
-        [Raw(rf"$2\,\bar{{\mathfrak R}}_n$ ({latex_escape(res.rademacher_method)})"),
-         latex_upper(2 * res.rademacher, digits)],
-        [Raw("confidence term"), latex_upper(res.confidence_term, digits)],
-        [Raw(r"$\ln(1/\pi)$"), latex_upper(res.log_inv_prior, digits)],
-    ]
-    name = latex_escape(os.path.basename(model.rstrip("/")))
-    caption = (rf"Certified generalization-gap bound ({latex_escape(res.theorem)}) for the $\Pi$-surrogate network "
-               rf"of \texttt{{{name}}}, $n={latex_count(res.n_samples)}$, "
-               rf"$\delta={latex_escape(str(res.delta))}$; certified upper bounds, rounded up.")
-    return latex_fragment(latex_table(rows, ["quantity", "upper bound"], caption=caption, align="lr"),
-                          "certbound bound")
-
-
 def run(args: argparse.Namespace) -> int:
     n = parse_count(args.n)
     delta = parse_number(args.delta, "--delta")
     if not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {args.delta}")
-    res, path, layout, t_spec = certified_bound(args.model, n, args.delta, settings_from_args(args),
-                                                config=args.config, mapping=args.mapping, progress=True)
-    doc = res.to_json()
-    doc["model"] = path
-    doc["config"] = layout.summary()
-    doc["timing_seconds"] = {"spectra": t_spec, "bound": res.elapsed_seconds}
+    settings = settings_from_args(args)
+    model = open_model(args.model, config=args.config, mapping=args.mapping)
+    result = model.bound(n, args.delta, settings, progress=True)
     outputs = []
     if args.json:
-        outputs.append((args.json, json_text(doc)))
+        outputs.append((args.json, json_text(result.to_json())))
     if args.latex:
-        outputs.append((args.latex, result_latex(res, model=path)))
+        outputs.append((args.latex, result.to_latex()))
     write_all(outputs)  # all files or none
     if args.quiet:
-        print(_q(res.bound))
+        print(_q(result.bound))
     else:
-        print(format_result(res, model=path, top=args.top, all_matrices=args.all_matrices))
+        print(format_result(result.theorem_result, model=result.model, top=args.top, all_matrices=args.all_matrices))
     return 0

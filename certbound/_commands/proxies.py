@@ -17,11 +17,10 @@ from certbound.ball import decimal_lower, decimal_upper
 from certbound.bounds.proxies import (
     VARIANTS,
     ProxyResult,
-    paper_proxies,
     variant_ratios,
 )
 from certbound._commands._options import parse_layers, prefix_depth
-from certbound.pipeline import model_quantities
+from certbound.pipeline import ProxiesReport, open_model
 from certbound.report.latex import Raw, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.writers import csv_text, json_text, write_all
 
@@ -121,20 +120,7 @@ def matrices_csv_rows(name: str, r: ProxyResult, digits: int = 17) -> list[list[
 def proxies_json(info: dict[str, Any], results: Sequence[ProxyResult], *, full_grid: bool = True,
                  digits: int = 17) -> dict[str, Any]:
     """The JSON report: the issue's form for one variant; both variants plus ratios otherwise."""
-    from certbound.ball import ball_to_json
-
-    docs = [r.to_json(digits=digits, full_grid=full_grid) for r in results]
-    for d in docs:
-        d["model"] = info
-    if len(results) == 1:
-        return docs[0]
-    by = {r.variant: r for r in results}
-    ratios = variant_ratios(by["corrected"], by["paper"])
-    return {
-        "model": info,
-        "variants": {d["variant"]: d for d in docs},
-        "ratio_corrected_over_paper": {k: ball_to_json(v, digits) for k, v in ratios.items()},
-    }
+    return ProxiesReport(info, {r.variant: r for r in results}).to_json(full_grid=full_grid, digits=digits)
 
 
 def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult], digits: int,
@@ -179,20 +165,19 @@ def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult
 
 
 def run(args: argparse.Namespace) -> int:
-
     if args.digits < 1:
         raise ValueError("--digits must be >= 1")
     t0 = time.perf_counter()
     depth = prefix_depth(parse_layers(args.layers))
-    info, qs = model_quantities(args.model, mode=args.mode, layers=depth, mapping=args.mapping, progress=True)
-    variants = VARIANTS if args.variant == "both" else (args.variant,)
-    results = [paper_proxies(qs, v) for v in variants]
+    report = open_model(args.model, mapping=args.mapping).proxies(args.variant, mode=args.mode, layers=depth,
+                                                                  progress=True)
+    info, results = report.info, list(report.results.values())
     seconds = time.perf_counter() - t0
     name = os.path.basename(os.path.normpath(os.fspath(args.model)))
     # Produce every output text before touching any file, then write all or none.
     outputs: list[tuple[str, str]] = []
     if args.json_path:
-        outputs.append((args.json_path, json_text(proxies_json(info, results, full_grid=not args.no_grid))))
+        outputs.append((args.json_path, json_text(report.to_json(full_grid=not args.no_grid))))
     if args.csv_path:
         rows = [row for r in results for row in matrices_csv_rows(name, r)]
         outputs.append((args.csv_path, csv_text(rows, MATRICES_CSV_HEADER)))

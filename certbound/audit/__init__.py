@@ -2,6 +2,14 @@
 
 Typical use (the ``certbound audit CLAIMS`` command does exactly this)::
 
+    import certbound
+    report = certbound.audit("claims.toml")      # an AuditReport
+    print(report.table()); report.to_json(); report.exit_code
+
+``certbound.audit`` is this package, and calling it is
+:func:`audit_file` (the module is callable, so that ``certbound.audit``
+stays the package its parts are imported from). Lower-level steps::
+
     from certbound.audit import load_claims, audit_claims, report_table
     cf = load_claims("claims.toml")
     verdicts = audit_claims(cf)
@@ -16,6 +24,9 @@ Certified scalar functions used by bound papers (kl-inverse, binomial tail
 inversion, …) are in :mod:`certbound.audit.scalars`.
 """
 
+import sys as _sys
+import types as _types
+
 from certbound.audit._claims import RELATIONS, Claim, ClaimsFile, ClaimsFileError, load_claims, parse_claims
 from certbound.audit._errors import DomainError, Indeterminate
 from certbound.audit._evaluate import FUNCTIONS, EvalContext, FunctionSpec, evaluate, register_function, register_quantity
@@ -23,9 +34,12 @@ from certbound.audit._exact import ExactDecimal, certain_digits, parse_decimal, 
 from certbound.audit._expr import ExpressionError, parse_expression
 from certbound.audit._models import ModelHandle
 from certbound.audit._render import exit_code, report_json, report_markdown, report_table, verdict_to_json
+from certbound.audit._report import AuditReport, audit_file
 from certbound.audit._verdict import Verdict, asserted_interval, audit_claims, decide, precision_schedule
 
 __all__ = [
+    "audit_file",
+    "AuditReport",
     "load_claims",
     "parse_claims",
     "audit_claims",
@@ -59,3 +73,13 @@ __all__ = [
     "verdict_to_json",
     "exit_code",
 ]
+
+
+class _CallableAuditPackage(_types.ModuleType):
+    """``certbound.audit(claims, ...)`` is :func:`audit_file`; attribute access is the package's."""
+
+    def __call__(self, claims, *, max_prec: int = 1024, max_mode: str = "tight") -> AuditReport:
+        return audit_file(claims, max_prec=max_prec, max_mode=max_mode)
+
+
+_sys.modules[__name__].__class__ = _CallableAuditPackage

@@ -32,6 +32,7 @@ from ._architectures import (
     supported_architectures,
 )
 from ._coverage import TheoryCoverage, require_theory_coverage, theory_coverage
+from ._memory import checkpoint_from_tensors
 from ._matrices import (
     CROSS_TYPES,
     EXTRA_TYPES,
@@ -48,6 +49,7 @@ from ._sources import Checkpoint, iter_tensors, load_checkpoint, read_config
 
 __all__ = [
     "load_checkpoint",
+    "checkpoint_from_tensors",
     "open_model",
     "theory_matrices",
     "TheoryMatrix",

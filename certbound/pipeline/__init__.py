@@ -23,6 +23,9 @@ from certbound.pipeline._bound import (
     spec_from_layout,
     spectra_from_report,
 )
+from certbound.pipeline._hub import hub_cache_dir, resolve_hub_id
+from certbound.pipeline._model import SPECTRUM_MODES, Model, open_model, parse_schatten_indices
+from certbound.pipeline._results import BoundResult, MatrixSpectrum, ProxiesReport, SpectrumReport, bound_latex
 from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonvacuous_sample_size, run_demo
 from certbound.pipeline._progress import ProgressCallback, TerminalProgress, progress_reporter
 from certbound.pipeline._proxies import model_quantities
@@ -38,6 +41,17 @@ from certbound.pipeline._spectrum import (
 )
 
 __all__ = [
+    "open_model",
+    "Model",
+    "SpectrumReport",
+    "MatrixSpectrum",
+    "BoundResult",
+    "ProxiesReport",
+    "bound_latex",
+    "SPECTRUM_MODES",
+    "parse_schatten_indices",
+    "hub_cache_dir",
+    "resolve_hub_id",
     "BoundSettings",
     "certified_bound",
     "model_spectra",

@@ -1,0 +1,317 @@
+"""``certbound.open_model(source)``: a model to certify, from disk, the local Hugging Face cache or memory.
+
+A :class:`Model` knows how to open its tensors and has a resolved layout
+(architecture, sizes, tensor names; all shapes checked on opening). Its
+methods are the pipeline: :meth:`Model.spectra` → :class:`SpectrumReport`,
+:meth:`Model.bound` → :class:`BoundResult`, :meth:`Model.proxies` →
+:class:`ProxiesReport`. They run exactly the computations of ``certbound
+spectrum``, ``certbound bound`` and ``certbound proxies``.
+
+In-memory sources (a torch ``nn.Module``, e.g. a ``transformers``
+``PreTrainedModel`` with its ``.config``, or a state dict plus a config) are
+never written to disk: each method reads the module's *current* tensors,
+widening float16/bfloat16/float32 to float64 exactly
+(:func:`certbound.checkpoints.checkpoint_from_tensors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from fractions import Fraction
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from certbound.bounds.proxies import VARIANTS, paper_proxies
+from certbound.checkpoints import (
+    Checkpoint,
+    ModelLayout,
+    PACKAGED_CHECKPOINTS,
+    checkpoint_from_tensors,
+    find_packaged_checkpoint,
+    load_checkpoint,
+    load_mapping,
+    read_config,
+    resolve_layout,
+)
+from certbound.pipeline._bound import BoundSettings, certified_bound_of, parse_count, parse_number
+from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
+from certbound.pipeline._progress import ProgressSpec
+from certbound.pipeline._proxies import model_quantities_of
+from certbound.pipeline._results import BoundResult, ProxiesReport, SpectrumReport
+from certbound.pipeline._spectrum import spectrum_report_of
+
+__all__ = ["Model", "open_model", "parse_schatten_indices", "SPECTRUM_MODES"]
+
+#: Certificate modes of :meth:`Model.spectra` (``gram``: cheaper for dense FFN matrices, wider small σ's).
+SPECTRUM_MODES = ("fast", "tight", "arb", "gram")
+
+
+def parse_schatten_indices(ps: str | Sequence[Any]) -> list[str]:
+    """Schatten indices p ∈ (0, 2] as exact decimal strings (``"0.5,1,2"`` or a sequence).
+
+    >>> parse_schatten_indices("0.5, 1,2"), parse_schatten_indices([1, "1/3"])
+    (['0.5', '1', '2'], ['1', '1/3'])
+    >>> parse_schatten_indices("3")
+    Traceback (most recent call last):
+    ...
+    ValueError: --p: 3 is not in (0, 2] (p = 0 is the certified rank, always reported)
+    """
+    toks = ps.split(",") if isinstance(ps, str) else [str(p) for p in ps]
+    out = []
+    for tok in toks:
+        tok = tok.strip()
+        if not tok:
+            continue
+        try:
+            q = Fraction(tok)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"--p: {tok!r} is not a number") from None
+        if not 0 < q <= 2:
+            raise ValueError(f"--p: {tok} is not in (0, 2] (p = 0 is the certified rank, always reported)")
+        out.append(tok)
+    if not out:
+        raise ValueError("--p: give at least one Schatten index")
+    return out
+
+
+def _float_reading(x: float, *, upper: bool) -> Fraction | float:
+    """A float argument read so that the bound holds under both readings of it.
+
+    ``0.01`` in Python source is the binary64 number 0.01000000000000000020…,
+    while the writer meant the decimal 1/100. For an upper constant (B_ℒ, L_ℒ,
+    C_w, L_φ, c_sm) the larger reading is used, for δ the smaller: a bound
+    valid at the larger constants and the smaller δ is valid at the other
+    reading too (the bound is monotone in each). So ``delta=0.01`` gives the
+    bound of ``--delta 0.01``.
+    """
+    a, b = Fraction(x), Fraction(repr(x))
+    q = max(a, b) if upper else min(a, b)
+    return float(q) if Fraction(float(q)) == q else q
+
+
+_UPPER_CONSTANTS = ("loss_bound", "loss_lipschitz", "readout_norm", "softmax_lip", "act_lip")
+
+
+def _config_dict(config: Any, what: str) -> dict[str, Any] | None:
+    if config is None:
+        return None
+    if isinstance(config, Mapping):
+        return dict(config)
+    if hasattr(config, "to_dict"):  # a transformers PretrainedConfig
+        return dict(config.to_dict())
+    if isinstance(config, (str, os.PathLike)):
+        return read_config(config)
+    raise TypeError(f"{what}: config must be a dict, a transformers config or a config.json path, "
+                    f"not {type(config).__name__}")
+
+
+def _mapping_dict(mapping: Any) -> dict[str, Any] | None:
+    if mapping is None or isinstance(mapping, Mapping):
+        return None if mapping is None else dict(mapping)
+    return load_mapping(mapping)
+
+
+class Model:
+    """A model opened for certification (see :func:`open_model`).
+
+    Attributes
+    ----------
+    name : str
+        The path, or a description of an in-memory model; reports name the model by it.
+    source : str
+        ``"path"``, ``"packaged"``, ``"hub"``, ``"module"`` or ``"state_dict"``.
+    layout : certbound.checkpoints.ModelLayout
+        Architecture, sizes and tensor names (all shapes checked).
+    """
+
+    def __init__(self, opener: Callable[[], Checkpoint], *, name: str, source: str,
+                 mapping: dict[str, Any] | None = None):
+        self._opener = opener
+        self._mapping = mapping
+        self.name = name
+        self.source = source
+        ck = opener()
+        try:
+            self.layout: ModelLayout = resolve_layout(ck, mapping)
+            self.config: dict[str, Any] = dict(ck.config or {})
+        finally:
+            ck.close()
+
+    def __repr__(self) -> str:
+        s = self.layout.summary()
+        return (f"Model({self.name!r}, {s['architecture']}: {s['num_layers']} layers, width {s['hidden_size']}, "
+                f"{s['num_heads']} heads)")
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[tuple[Checkpoint, ModelLayout]]:
+        """The opened checkpoint and its layout, closed on exit."""
+        ck = self._opener()
+        try:
+            yield ck, self.layout
+        finally:
+            ck.close()
+
+    # ------------------------------------------------------------ pipeline
+    def spectra(self, mode: str = "fast", *, jobs: int = 1, layers: Sequence[int] | None = None,
+                p: str | Sequence[Any] = ("0.5", "1", "2"), raw: bool = False, scale_logits: bool = False,
+                include_sigma: bool = True, progress: ProgressSpec = None) -> SpectrumReport:
+        """Certified spectra of every theory matrix (``certbound spectrum``).
+
+        Parameters
+        ----------
+        mode : {"fast", "tight", "arb", "gram"}
+            Certificate mode of the singular-value kernel.
+        jobs : int
+            Worker processes (1: in this process).
+        layers : sequence of int, optional
+            Only these layers (0-based).
+        p : str or sequence
+            Schatten indices in (0, 2] to report S_p for.
+        raw : bool
+            Also certify the raw per-layer W_Q, W_K, W_V, W_O.
+        scale_logits : bool
+            Fold the logit scale 1/√d_h into QK.
+        include_sigma : bool
+            Keep every σᵢ (``False``: norms and S_p only; faster).
+        progress
+            ``None`` (silent), ``True`` (a bar on a terminal) or a callback ``(done, total, label)``.
+        """
+        if mode not in SPECTRUM_MODES:
+            raise ValueError(f"mode must be one of {', '.join(SPECTRUM_MODES)}, not {mode!r}")
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, not {jobs}")
+        ps = parse_schatten_indices(p)
+        lay = None if layers is None else [int(x) for x in layers]
+        if lay is not None:
+            bad = [x for x in lay if not 0 <= x < self.layout.num_layers]
+            if bad:
+                raise ValueError(f"{self.name}: layers {bad} out of range (layers 0..{self.layout.num_layers - 1})")
+        with self.open() as (ck, layout):
+            doc = spectrum_report_of(ck, layout, self.name, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
+                                     layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress)
+        return SpectrumReport(doc)
+
+    def bound(self, n: Any, delta: Any, settings: BoundSettings | None = None, *, progress: ProgressSpec = None,
+              **options: Any) -> BoundResult:
+        """The certified generalization-gap bound (``certbound bound``): Theorem 2 post hoc by default.
+
+        ``n`` is the sample size (an int, or a string such as ``"1e6"``),
+        ``delta`` the confidence parameter in (0, 1) (a string such as
+        ``"0.01"`` is read exactly; a float is read so that the bound holds
+        for both its binary and its decimal value). ``options`` are the
+        :class:`BoundSettings` fields (``seq_len``, ``loss_bound``,
+        ``residual``, ``mode="fixed"`` with ``constraints``, ...), or give a
+        ``settings`` object instead.
+        """
+        if settings is not None and options:
+            raise ValueError("give either settings= or keyword options, not both")
+        if settings is None:
+            for k in _UPPER_CONSTANTS:
+                if isinstance(options.get(k), float):
+                    options[k] = _float_reading(options[k], upper=True)
+            settings = BoundSettings.from_options(**options)
+        n_v = parse_count(n)
+        delta_v = _float_reading(delta, upper=False) if isinstance(delta, float) else parse_number(delta, "--delta")
+        if not 0 < delta_v < 1:
+            raise ValueError(f"--delta must lie in (0, 1), got {delta}")
+        with self.open() as (ck, layout):
+            res, path, layout, t_spec = certified_bound_of(ck, layout, self.name, n_v, delta_v, settings,
+                                                           progress=progress)
+        return BoundResult(res, path, layout.summary(), {"spectra": t_spec, "bound": res.elapsed_seconds})
+
+    def proxies(self, variant: str = "both", *, mode: str = "fast", layers: int | None = None,
+                progress: ProgressSpec = None) -> ProxiesReport:
+        """The certified Section-6 proxies B_ours / B_Edelman (``certbound proxies``).
+
+        ``variant`` is ``"paper"``, ``"corrected"`` or ``"both"``; ``layers=K``
+        uses the first K layers 0..K-1 only (a prefix-depth sub-model).
+        """
+        if variant not in (*VARIANTS, "both"):
+            raise ValueError(f"variant must be one of {', '.join((*VARIANTS, 'both'))}, not {variant!r}")
+        with self.open() as (ck, layout):
+            info, qs = model_quantities_of(ck, layout, self.name, mode=mode, layers=layers, progress=progress)
+        variants = VARIANTS if variant == "both" else (variant,)
+        return ProxiesReport(info, {v: paper_proxies(qs, v) for v in variants})
+
+
+def _is_torch_module(obj: Any) -> bool:
+    return any(f"{c.__module__}.{c.__name__}" == "torch.nn.modules.module.Module" for c in type(obj).__mro__)
+
+
+def open_model(source: Any, *, config: Any = None, mapping: Any = None, revision: str | None = None) -> Model:
+    """Open a model for certification.
+
+    Parameters
+    ----------
+    source
+        * a model directory or weights file (``.safetensors``, sharded
+          index, ``.bin``, ``.onnx``), as for the CLI;
+        * a packaged checkpoint name (``"all-MiniLM-L6-v2"``, ...);
+        * a Hugging Face model id (``"org/name"``) already in the local cache,
+          resolved offline with ``huggingface_hub`` (never a download; the
+          ``hub`` extra); ``revision`` picks another cached revision;
+        * a torch ``nn.Module`` — a ``transformers`` ``PreTrainedModel`` brings
+          its ``.config``; other modules need ``config`` or ``mapping``;
+        * a state dict (mapping of names to torch tensors or numpy arrays)
+          with ``config``.
+    config : dict, transformers config or path, optional
+        The model config (for files: instead of the one next to the weights).
+    mapping : dict or path, optional
+        A tensor-name mapping for an unsupported architecture
+        (:data:`certbound.checkpoints.MAPPING_HELP`).
+
+    Examples
+    --------
+    >>> import numpy as np, certbound
+    >>> rng = np.random.default_rng(0)
+    >>> N, F = 4, 8
+    >>> sd = {f"encoder.layer.0.{k}.weight": rng.standard_normal(s).astype(np.float32) for k, s in [
+    ...     ("attention.self.query", (N, N)), ("attention.self.key", (N, N)), ("attention.self.value", (N, N)),
+    ...     ("attention.output.dense", (N, N)), ("intermediate.dense", (F, N)), ("output.dense", (N, F))]}
+    >>> cfg = {"model_type": "bert", "hidden_size": N, "num_hidden_layers": 1, "num_attention_heads": 2,
+    ...        "intermediate_size": F, "hidden_act": "gelu", "max_position_embeddings": 8}
+    >>> m = certbound.open_model(sd, config=cfg)
+    >>> len(m.spectra()), m.spectra()[0].type
+    (6, 'QK')
+    >>> res = m.bound(n=10**6, delta=0.01)
+    >>> res.theorem_result.n_samples, bool(res.bound > 0)
+    (1000000, True)
+    """
+    mp = _mapping_dict(mapping)
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        if config is not None and not isinstance(config, (str, os.PathLike, Mapping)):
+            config = _config_dict(config, text)
+        if os.path.exists(text):
+            return Model(lambda: load_checkpoint(text, config=config), name=text, source="path", mapping=mp)
+        if text.split("/")[-1] in PACKAGED_CHECKPOINTS:
+            try:
+                path = str(find_packaged_checkpoint(text))
+            except LookupError as exc:
+                raise FileNotFoundError(str(exc)) from None
+            return Model(lambda: load_checkpoint(path, config=config), name=path, source="packaged", mapping=mp)
+        if looks_like_hub_id(text):
+            path = resolve_hub_id(text, revision=revision)
+            return Model(lambda: load_checkpoint(path, config=config), name=path, source="hub", mapping=mp)
+        raise FileNotFoundError(f"{text}: no such file or directory, and not a packaged checkpoint name or a "
+                                "Hugging Face model id")
+    if _is_torch_module(source):
+        cfg = _config_dict(config, type(source).__name__)
+        if cfg is None and getattr(source, "config", None) is not None:
+            cfg = _config_dict(source.config, type(source).__name__)
+        if cfg is None and mp is None:
+            raise ValueError(f"{type(source).__name__}: a module without a .config needs config= (a dict with "
+                             "model_type and sizes) or mapping=")
+        name = f"<in-memory {type(source).__name__}>"
+        return Model(lambda: checkpoint_from_tensors(source.state_dict(), cfg, name=name), name=name,
+                     source="module", mapping=mp)
+    if isinstance(source, Mapping):
+        cfg = _config_dict(config, "state dict")
+        if cfg is None and mp is None:
+            raise ValueError("a state dict needs config= (a dict with model_type and sizes, a transformers "
+                             "config or a config.json path) or mapping=")
+        name = "<in-memory state dict>"
+        return Model(lambda: checkpoint_from_tensors(source, cfg, name=name), name=name, source="state_dict",
+                     mapping=mp)
+    raise TypeError(f"open_model: cannot open a {type(source).__name__}; give a path, a packaged name, a Hugging "
+                    "Face model id, a torch nn.Module or a state dict with config=")
