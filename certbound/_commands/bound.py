@@ -22,7 +22,6 @@ weights.
 from __future__ import annotations
 
 import argparse
-import os
 from fractions import Fraction
 from typing import Any
 
