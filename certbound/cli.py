@@ -16,7 +16,7 @@ from types import ModuleType
 
 from certbound._blas import single_threaded
 from certbound._optional import MissingDependencyError
-from certbound.ball import FloatEnvironmentError
+from certbound.ball import FloatEnvironmentError, check_float_environment
 from certbound.report.writers import check_output_path
 
 __all__ = ["main", "build_parser", "check_file_options", "INPUT_FILE_OPTIONS", "OUTPUT_FILE_OPTIONS"]
@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        # Every command prints certified numbers (or trains for them): refuse up front in a
+        # floating-point environment outside the model (the kernel checks again per certificate).
+        check_float_environment()
         check_file_options(args)
         # One BLAS thread for the whole command; the kernel raises it for the
         # few products large enough to profit (certbound._blas).

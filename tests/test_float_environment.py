@@ -137,6 +137,18 @@ def test_cli_refuses_with_a_clear_message(tmp_path):
     assert "Traceback" not in res.stderr and "contains the stored W" not in res.stdout
 
 
+@needs_fpenv
+@pytest.mark.parametrize("argv", [["audit", "--functions"], ["bound", "MODEL", "--n", "10", "--delta", "0.1"],
+                                  ["proxies", "MODEL"]])
+def test_every_cli_command_refuses_up_front(argv, capsys):
+    from certbound.cli import main
+
+    with fpenv.environment("downward"):
+        code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and "floating-point environment" in err and "downward" in err
+
+
 # -- item 10: the caller's numpy error state cannot break certbound's own arithmetic ----------------------
 
 
