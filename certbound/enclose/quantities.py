@@ -358,9 +358,10 @@ def norm_21_of_product(A: Any, B: Any) -> arb:
     return _product_norm(A, B, unscaled, n * arb(m).sqrt(), "norm_21_of_product")
 
 
-#: Factor scales (exponents of max|A|·max|B|) inside which no float step of the
-#: product norms can overflow or lose the result to underflow: they run unscaled.
-_SAFE_PRODUCT_EXPONENT = 400
+#: Factor scales (binary exponents of max|A| and of max|B|) inside which no float
+#: step of the product norms (Gram entries, q_j ~ m·d²·max|A|²·max|B|², formed
+#: products) can overflow or lose the result to underflow: they run unscaled.
+_SAFE_FACTOR_EXPONENT = 200
 
 
 def _product_norm(A: np.ndarray, B: np.ndarray, unscaled: Any, columns_factor: arb, what: str) -> arb:
@@ -377,7 +378,7 @@ def _product_norm(A: np.ndarray, B: np.ndarray, unscaled: Any, columns_factor: a
     """
     ea = math.frexp(float(np.max(np.abs(A))))[1]
     eb = math.frexp(float(np.max(np.abs(B))))[1]
-    if abs(ea + eb) <= _SAFE_PRODUCT_EXPONENT:
+    if max(abs(ea), abs(eb)) <= _SAFE_FACTOR_EXPONENT:
         out = unscaled(A, B)
         if out.is_finite():
             return nonnegative_interval(out, out)

@@ -100,6 +100,13 @@ def test_formed_path_of_norm_21_of_product_at_huge_scale():
     _check(norm_21_of_product(A, B), ref_norm_21_of_product(A, B))
 
 
+@pytest.mark.parametrize("e", [300, 600])
+def test_gram_path_with_unbalanced_factors(e):
+    # d(m+n) <= mn: the Gram path; a tiny A meets a huge B (the product is of unit size)
+    A, B = rng.standard_normal((30, 3)) * 2.0**-e, rng.standard_normal((40, 3)) * 2.0**e
+    _check(norm_21_of_product(A, B), ref_norm_21_of_product(A, B))
+
+
 def test_wide_dynamic_range_inside_one_factor():
     # 1e300 and 1e-300 in one matrix: scaling down rounds the tiny entries (the perturbation term).
     W = np.array([[1e300, 3e-300, 2.0**-1074], [1e-300, -5e-310, 1.0]])
