@@ -219,3 +219,29 @@ def _split_contributions(parts: Sequence[arb], total: arb, n_samples: int, loss_
         root = total.upper().sqrt()
         f = loss_bound / 2 * (arb(2) / int(n_samples)).sqrt() / root
         return [f * p for p in parts]
+
+
+def _slope_weights(entropies_at: Callable[[Sequence[Fraction], float], np.ndarray], n_matrices: int, eta: float,
+                   *, iterations: int = 2, step: float = 1.01) -> list[Fraction]:
+    """Corollary B1's weight heuristic ``w_j ∝ d_j = −∂H_j/∂ln ε_j`` (theory-network §B1), as exact weights.
+
+    ``entropies_at(weights, η)`` returns the float per-matrix entropies. Any
+    weights with ``Σ w_j ≤ 1`` and ``w_j > 0`` are valid (Corollary B1), so
+    this only *chooses*: the weights are exact dyadic rationals whose exact
+    sum is checked to be ≤ 1; matrices with zero slope keep a small share.
+    """
+    J = int(n_matrices)
+    w = np.full(J, 1.0 / J)
+    for _ in range(max(1, int(iterations))):
+        wf = [Fraction(x) for x in w]
+        hp = entropies_at(wf, eta * step)
+        hm = entropies_at(wf, eta / step)
+        d = np.maximum((hm - hp) / (2 * math.log(step)), 0.0)
+        if not np.all(np.isfinite(d)) or d.sum() <= 0:
+            break
+        d = np.maximum(d, 1e-6 * d.sum() / J)
+        w = d / d.sum()
+    out = [exact_dyadic(float(x) * (1 - 2.0**-30)) for x in w]
+    if any(x <= 0 for x in out) or sum(out, Fraction(0)) > 1:
+        return [Fraction(1, J)] * J
+    return out

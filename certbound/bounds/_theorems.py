@@ -69,6 +69,7 @@ from certbound.bounds._network_cover import (
 )
 from certbound.bounds._rademacher import (
     _exact_cutoff,
+    _slope_weights,
     _split_contributions,
     certified_rademacher_minimum,
     diameter_bound,
@@ -577,15 +578,27 @@ def _one_step_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: ar
     ratio = max(float(options.partition_ratio), 1.01)
     a_f = one_step_cutoff(entropy_float, n, blf, ratio=ratio)
     alpha = _exact_cutoff(a_f)
-    with prec():
-        choices, _ = net.choose_node_covers([float(alpha) / llf], w, allow_p0_tail=options.allow_p0_tail, quick=quick)
-        from certbound.bounds._network_cover import _check_weights
 
-        _check_weights(w, net.J)
-        total, parts = net.log_cover_network(as_arb(alpha) / loss_lip, [as_arb(x) for x in w], choices[0],
-                                             allow_p0_tail=options.allow_p0_tail, _weights_checked=True)
-        value = one_step_bound(alpha, total, n, loss_bound)
-        return value, alpha, _split_contributions(parts, total, n, loss_bound)
+    def entropies_at(weights: Sequence[Fraction], eta: float) -> np.ndarray:
+        _, vals = net.choose_node_covers([eta], list(weights), allow_p0_tail=options.allow_p0_tail, quick=quick)
+        return vals[:, 0]
+
+    from certbound.bounds._network_cover import _check_weights
+
+    best = None
+    # uniform weights and the slope-proportional ones of Corollary B1's heuristic: both valid, keep the smaller
+    for weights in (w, _slope_weights(entropies_at, net.J, float(alpha) / llf)):
+        with prec():
+            choices, _ = net.choose_node_covers([float(alpha) / llf], weights, allow_p0_tail=options.allow_p0_tail,
+                                                quick=quick)
+            _check_weights(weights, net.J)
+            total, parts = net.log_cover_network(as_arb(alpha) / loss_lip, [as_arb(x) for x in weights], choices[0],
+                                                 allow_p0_tail=options.allow_p0_tail, _weights_checked=True)
+            value = one_step_bound(alpha, total, n, loss_bound)
+        up = upper_fraction(value) if value.is_finite() else None
+        if best is None or (up is not None and (best[0] is None or up < best[0])):
+            best = (up, value, _split_contributions(parts, total, n, loss_bound))
+    return best[1], alpha, best[2]
 
 
 def _rademacher_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: arb,

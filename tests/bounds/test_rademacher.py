@@ -155,3 +155,21 @@ def test_reported_term_is_the_minimum_and_floor_replaces_fallback(n):
     if r.one_step_cutoff is not None:
         assert float(r.rademacher_estimates["one-step"].lower()) > float(r.one_step_cutoff)
     assert "rademacher_estimate" in r.assumptions and r.rademacher_method in r.assumptions["rademacher_estimate"]
+
+
+def test_slope_weights_are_a_valid_allocation():
+    from certbound.bounds._rademacher import _slope_weights
+
+    slopes = np.array([100.0, 1.0, 0.0, 5000.0])
+
+    def entropies_at(weights, eta):       # H_j = d_j ln(1/(w_j η)) (parameter counting), d_3 = 0
+        w = np.array([float(x) for x in weights])
+        return slopes * np.log(1.0 / (w * eta))
+
+    w = _slope_weights(entropies_at, 4, 1e-3)
+    assert all(isinstance(x, F) and x > 0 for x in w) and sum(w, F(0)) <= 1
+    wf = np.array([float(x) for x in w])
+    assert wf[3] > wf[0] > wf[1] > wf[2]                 # proportional to the slopes (zero slope: a small share)
+    assert abs(wf[3] / wf[0] - 50) < 1e-6
+    # never worse than uniform on the float objective here
+    assert entropies_at(w, 1e-3).sum() <= entropies_at([F(1, 4)] * 4, 1e-3).sum()
