@@ -42,8 +42,9 @@ from certbound.pipeline._spectrum import spectrum_report_of
 
 __all__ = ["Model", "open_model", "parse_schatten_indices", "SPECTRUM_MODES"]
 
-#: Certificate modes of :meth:`Model.spectra` (``gram``: cheaper for dense FFN matrices, wider small σ's).
-SPECTRUM_MODES = ("fast", "tight", "arb", "gram")
+#: Certificate modes of :meth:`Model.spectra` (those of ``certbound spectrum --mode``; see
+#: :func:`certbound.enclose.enclose_singular_values`).
+SPECTRUM_MODES = ("auto", "fast", "tight", "arb", "gram")
 
 
 def parse_schatten_indices(ps: str | Sequence[Any]) -> list[str]:
@@ -152,15 +153,15 @@ class Model:
             ck.close()
 
     # ------------------------------------------------------------ pipeline
-    def spectra(self, mode: str = "fast", *, jobs: int = 1, layers: Sequence[int] | None = None,
+    def spectra(self, mode: str = "auto", *, jobs: int = 1, layers: Sequence[int] | None = None,
                 p: str | Sequence[Any] = ("0.5", "1", "2"), raw: bool = False, scale_logits: bool = False,
                 include_sigma: bool = True, progress: ProgressSpec = None) -> SpectrumReport:
         """Certified spectra of every theory matrix (``certbound spectrum``).
 
         Parameters
         ----------
-        mode : {"fast", "tight", "arb", "gram"}
-            Certificate mode of the singular-value kernel.
+        mode : {"auto", "fast", "tight", "arb", "gram"}
+            Certificate mode of the singular-value kernel (default ``"auto"``, as the CLI).
         jobs : int
             Worker processes (1: in this process).
         layers : sequence of int, optional
