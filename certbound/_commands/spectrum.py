@@ -89,6 +89,11 @@ def _parse_ps(text: str) -> list[str]:
 _CSV_Q = ("spectral_norm", "frobenius_norm", "nuclear_norm", "norm_21")
 
 
+def _type_label(r: dict[str, Any]) -> str:
+    """A record's type, with its expert (mixtures of experts) when it has one: ``M_gate[e2]``."""
+    return r["type"] + (f"[e{r['expert']}]" if r.get("expert") is not None else "")
+
+
 def _csv_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     ps = report["options"]["p"]
     header = ["layer", "head", "type", "rows", "cols"]
@@ -99,7 +104,7 @@ def _csv_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     header += ["rank_lower", "rank_upper", "certified", "mode"]
     rows = []
     for r in report["matrices"]:
-        row: list[Any] = [r["layer"], r["head"], r["type"], r["shape"][0], r["shape"][1]]
+        row: list[Any] = [r["layer"], r["head"], _type_label(r), r["shape"][0], r["shape"][1]]
         for q in _CSV_Q:
             row += [r[q]["lower"], r[q]["upper"]]
         for p in ps:
@@ -122,12 +127,14 @@ def format_report_table(report: dict[str, Any]) -> str:
     for r in report["matrices"]:
         rk = r["rank"]
         rank = str(rk["lower"]) if rk["lower"] == rk["upper"] else f"[{rk['lower']}, {rk['upper']}]"
-        rows.append([r["layer"], r["head"], r["type"] + ("" if r["certified"] else "*"),
+        rows.append([r["layer"], r["head"], _type_label(r) + ("" if r["certified"] else "*"),
                      f"{r['shape'][0]}x{r['shape'][1]}", _shorten_upper(r["spectral_norm"]),
                      _shorten_upper(r["frobenius_norm"]), *[_shorten_upper(r["schatten"][p]) for p in ps], rank])
     c = report["config"]
     head = (f"{report['model']}\n{c['architecture']}: {c['num_layers']} layers, width {c['hidden_size']}, "
             f"{c['num_heads']} heads of {c['head_dim']}, "
+            + (f"{c['num_key_value_heads']} key/value heads, " if c.get("num_key_value_heads") else "")
+            + ("encoder-decoder (layers numbered encoder first), " if len(c.get("stacks", [])) > 1 else "")
             + ("variant P (one FFN matrix M)" if c.get("ffn_kind") == "single" else f"FFN {c['intermediate_size']}")
             + ("; QK includes the 1/sqrt(d_h) logit scale" if report["options"]["scale_logits"] else "")
             + "\nAll numbers are certified upper bounds (rounded up); rank = certified bounds.")

@@ -322,12 +322,12 @@ for _agg in ("sum", "prod", "min", "max"):
 
 # ------------------------------------------------------------ model quantities
 
-_MATRIX_KEYWORDS = {"layer", "head", "type", "tensor", "scale_logits"}
+_MATRIX_KEYWORDS = {"layer", "head", "type", "tensor", "scale_logits", "expert"}
 
 
 def _matrix_key(kw: dict[str, Value]) -> tuple:
     if "tensor" in kw:
-        extra = set(kw) & {"layer", "head", "type", "scale_logits"}
+        extra = set(kw) & {"layer", "head", "type", "scale_logits", "expert"}
         if extra:
             raise DomainError(f"give either tensor=... or layer/head/type, not both ({', '.join(sorted(extra))})")
         return ("tensor", _string(kw["tensor"], "tensor"))
@@ -338,8 +338,10 @@ def _matrix_key(kw: dict[str, Value]) -> tuple:
     scale = _exact_integer(kw.get("scale_logits", Fraction(0)), "scale_logits")
     if scale not in (0, 1):
         raise DomainError("scale_logits must be 0 or 1")
-    return (_exact_integer(kw["layer"], "layer"), None if head is None else _exact_integer(head, "head"),
-            _string(kw["type"], "type"), bool(scale))
+    key = (_exact_integer(kw["layer"], "layer"), None if head is None else _exact_integer(head, "head"),
+           _string(kw["type"], "type"), bool(scale))
+    # expert=... addresses one expert's FFN matrix (mixtures of experts); appended only when given
+    return key + (_exact_integer(kw["expert"], "expert"),) if "expert" in kw else key
 
 
 def _scaled(model: Any, key: tuple, value: arb, power: Any = 1) -> arb:
@@ -439,7 +441,8 @@ def _q_proxy(field_name: str) -> Callable[..., arb]:
     return impl
 
 
-_SEL = ("matrix: layer=, type= (QK, VO, M_in, M_out, W_Q, W_K, W_V, W_O; certbound-pi: M, readout), "
+_SEL = ("matrix: layer=, type= (QK, VO, M_in, M_out, W_Q, W_K, W_V, W_O; QK_cross, VO_cross; gated FFNs: "
+        "M_gate, M_up, M_down, with expert= for mixtures of experts; certbound-pi: M, readout), "
         "head= for QK/VO, or tensor=\"name\"")
 register_quantity("sigma", _q_sigma, _MATRIX_KEYWORDS | {"i"}, {"i"}, f"i-th largest singular value (i ≥ 1); {_SEL}")
 register_quantity("spectral_norm", _q_kernel("spectral_norm"), _MATRIX_KEYWORDS, doc=f"σ₁; {_SEL}")

@@ -93,33 +93,43 @@ class ModelHandle:
         return int(getattr(self.layout, name))
 
     # ------------------------------------------------------------ matrices
-    def matrix(self, layer: int, head: int | None, mtype: str, scale_logits: bool = False) -> Any:
+    def matrix(self, layer: int, head: int | None, mtype: str, scale_logits: bool = False,
+               expert: int | None = None) -> Any:
         """The :class:`certbound.checkpoints.TheoryMatrix` with this address.
 
+        ``expert`` addresses one expert's gated FFN matrix (mixtures of experts).
         Raises ``ValueError`` naming what exists when the address is wrong.
         """
-        from certbound.checkpoints import MATRIX_TYPES, RAW_TYPES, theory_matrices
+        from certbound.checkpoints import CROSS_TYPES, GATED_TYPES, MATRIX_TYPES, RAW_TYPES, theory_matrices
 
-        # + certbound-pi's variant-P FFN matrix "M" and learned "readout" (N x 1; layer = last layer);
-        # the loader raises a clear error when the model lacks the addressed type
-        known = MATRIX_TYPES + RAW_TYPES + ("M", "readout")
+        # + certbound-pi's variant-P FFN matrix "M" and learned "readout" (N x 1; layer = last layer),
+        # gated FFNs and cross-attention; the loader raises a clear error when the model lacks the type
+        known = MATRIX_TYPES + RAW_TYPES + ("M", "readout") + GATED_TYPES + CROSS_TYPES
         if mtype not in known:
             raise ValueError(f"unknown matrix type {mtype!r}; known: {', '.join(known)}")
         lay = self.layout
         if not 0 <= layer < lay.num_layers:
             raise ValueError(f"model {self.label!r}: layer {layer} out of range (layers 0..{lay.num_layers - 1})")
-        per_head = mtype in ("QK", "VO")
+        stack = lay.stack_of(layer)[0] if hasattr(lay, "stack_of") else None
+        n_heads = stack.num_heads if stack is not None else lay.num_heads
+        per_head = mtype in ("QK", "VO") + CROSS_TYPES
         if per_head and head is None:
-            raise ValueError(f"{mtype} is per head: give head=0..{lay.num_heads - 1}")
-        if per_head and not 0 <= head < lay.num_heads:
-            raise ValueError(f"model {self.label!r}: head {head} out of range (heads 0..{lay.num_heads - 1})")
+            raise ValueError(f"{mtype} is per head: give head=0..{n_heads - 1}")
+        if per_head and not 0 <= head < n_heads:
+            raise ValueError(f"model {self.label!r}: head {head} out of range (heads 0..{n_heads - 1})")
         if not per_head and head is not None:
             raise ValueError(f"{mtype} is a per-layer matrix: drop head={head}")
-        key = (layer, head, mtype, bool(scale_logits))
+        n_experts = getattr(stack, "num_experts", 0) if mtype in GATED_TYPES else 0
+        if n_experts and expert is None:
+            raise ValueError(f"model {self.label!r}: layer {layer} has {n_experts} experts: give expert=0..{n_experts - 1}")
+        if expert is not None and not 0 <= expert < n_experts:
+            raise ValueError(f"model {self.label!r}: expert {expert} out of range" + (
+                f" (experts 0..{n_experts - 1})" if n_experts else f" ({mtype} of layer {layer} has no experts)"))
+        key = (layer, head, mtype, bool(scale_logits), expert)
         if key not in self._matrices:
             for m in theory_matrices(self._ck, layout=lay, types=(mtype,), layers=[layer],
                                      scale_logits=bool(scale_logits)):
-                self._matrices[(m.layer, m.head, m.type, bool(scale_logits))] = m
+                self._matrices[(m.layer, m.head, m.type, bool(scale_logits), getattr(m, "expert", None))] = m
                 for s in m.sources:
                     self.dtypes.add(self._ck.dtype(s))
         return self._matrices[key]

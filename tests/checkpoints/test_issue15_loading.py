@@ -160,6 +160,22 @@ def test_mapping_with_gqa_head_dim_and_gated_slots(tiny, tmp_path):
     assert mapped.keys() == builtin.keys() and all(np.array_equal(mapped[k], builtin[k]) for k in builtin)
 
 
+def test_mapping_with_shared_layers(tiny):
+    d, _ = tiny("albert")
+    base = "encoder.albert_layer_groups.0.albert_layers.0."
+    t = {"W_Q": base + "attention.query.weight", "W_K": base + "attention.key.weight",
+         "W_V": base + "attention.value.weight", "W_O": base + "attention.dense.weight",
+         "M_in": base + "ffn.weight", "M_out": base + "ffn_output.weight"}
+    with pytest.raises(ValueError, match="shared_layers"):
+        open_model(d, mapping={"tensors": t})
+    ck, lay = open_model(d, mapping={"tensors": t, "shared_layers": True, "num_layers": 3})
+    mapped = {(m.layer, m.head, m.type): (m.to_dense(), m.same_as_layer) for m in theory_matrices(ck, layout=lay)}
+    builtin = {(m.layer, m.head, m.type): (m.to_dense(), m.same_as_layer) for m in theory_matrices(d)}
+    assert mapped.keys() == builtin.keys()
+    for k, (w, same) in builtin.items():
+        assert np.array_equal(mapped[k][0], w) and mapped[k][1] == same == (0 if k[0] else None)
+
+
 @pytest.mark.parametrize("name, heads_key", [("t5", "num_heads"), ("opt", "num_attention_heads"),
                                              ("bart", "encoder_attention_heads")])
 def test_mapping_reads_t5_opt_bart_size_keys(tiny, name, heads_key):
@@ -308,3 +324,87 @@ def test_config_declaring_fewer_layers_than_the_weights_is_refused(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match=re.escape("layer 2, but the config declares 2 layers")):
         open_model(tmp_path)
+
+
+# --------------------------------------------------------------------------- audit
+
+def test_audit_addresses_experts_gated_and_cross_attention_matrices(tiny, tmp_path, capsys):
+    import mpmath
+
+    from certbound.cli import main
+
+    d, model = tiny("mixtral")
+    ex = model.layers[0].mlp.experts  # transformers-5 fused (E, 2F, N): gate rows first
+    F = ex.intermediate_dim
+    gate2 = ex.gate_up_proj[2, :F].detach().double().numpy()  # expert 2's gate, as the module applies it
+    mpmath.mp.prec = 200
+    s1 = max(mpmath.svd_r(mpmath.matrix(gate2.tolist()), compute_uv=False))
+    true6 = mpmath.nstr(s1, 6, strip_zeros=False)
+    bart, _ = tiny("bart")
+    (tmp_path / "c.toml").write_text(f"""
+[models]
+mix = "{d}"
+bart = "{bart}"
+
+[[claim]]
+id = "expert-gate"
+model = "mix"
+quantity = 'sigma(layer=0, type="M_gate", expert=2, i=1)'
+relation = "="
+value = "{true6}"
+
+[[claim]]
+id = "expert-gate-wrong"
+model = "mix"
+quantity = 'sigma(layer=0, type="M_gate", expert=1, i=1)'
+relation = "="
+value = "{true6}"
+
+[[claim]]
+id = "cross"
+model = "bart"
+quantity = 'spectral_norm(layer=1, head=1, type="QK_cross")'
+relation = ">"
+value = "0"
+""")
+    code = main(["audit", str(tmp_path / "c.toml"), "--json", str(tmp_path / "out.json")])
+    capsys.readouterr()
+    got = {c["id"]: c["status"] for c in json.loads((tmp_path / "out.json").read_text())["claims"]}
+    assert got == {"expert-gate": "confirmed", "expert-gate-wrong": "refuted", "cross": "confirmed"}, got
+    assert code == 1  # one refuted claim
+    (tmp_path / "e.toml").write_text(f"""
+[models]
+mix = "{d}"
+
+[[claim]]
+id = "no-expert"
+model = "mix"
+quantity = 'sigma(layer=0, type="M_gate", i=1)'
+relation = ">"
+value = "0"
+""")
+    main(["audit", str(tmp_path / "e.toml"), "--json", str(tmp_path / "e.json")])
+    out, err = capsys.readouterr()
+    assert "give expert=0..2" in out + err + (tmp_path / "e.json").read_text()
+
+
+def test_bf16_sharded_gqa_checkpoint_reads_the_stored_values(tmp_path):
+    from tests.checkpoints.test_transformers_architectures import CASES
+
+    cfg = CASES["llama"].config()
+    model = transformers.AutoModel.from_config(cfg).to(torch.bfloat16)
+    model.save_pretrained(tmp_path, max_shard_size="20KB")
+    assert (tmp_path / "model.safetensors.index.json").exists()
+    ck, lay = open_model(tmp_path)
+    assert ck.format == "safetensors-sharded" and (lay.num_heads, lay.num_kv_heads) == (4, 2)
+    attn = model.layers[1].self_attn
+    wq = attn.q_proj.weight.detach().double().numpy().T  # exact bf16 -> float64
+    wk = attn.k_proj.weight.detach().double().numpy().T
+    qk = {m.head: m for m in theory_matrices(ck, layout=lay, types=("QK",), layers=[1])}
+    d = lay.head_dim
+    for h in range(4):
+        g = h // 2  # repeat_kv pairing
+        assert np.array_equal(qk[h].factors[0], wq[:, h * d:(h + 1) * d])
+        assert np.array_equal(qk[h].factors[1], wk[:, g * d:(g + 1) * d])
+    up = {m.type: m.dense for m in theory_matrices(ck, layout=lay, layers=[1]) if m.type.startswith("M_")}
+    assert np.array_equal(up["M_up"], model.layers[1].mlp.up_proj.weight.detach().double().numpy().T)

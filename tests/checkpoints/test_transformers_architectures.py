@@ -268,6 +268,14 @@ CASES: dict[str, Case] = {
                                        l.self_attention.query_key_value, l.self_attention.dense, _falcon_split)
                                   for i, l in enumerate(m.h)],
                        lambda m: [(i, None, l.mlp) for i, l in enumerate(m.h)], "falcon", interface=False),
+    "falcon-mha": Case(lambda: C.FalconConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                                              multi_query=False, new_decoder_architecture=False, alibi=True,
+                                              **SMALL),
+                       lambda m: [Attn(i, "self", l.self_attention, l.self_attention.query_key_value,
+                                       l.self_attention.query_key_value, l.self_attention.dense, _falcon_split)
+                                  for i, l in enumerate(m.h)],
+                       lambda m: [(i, None, l.mlp) for i, l in enumerate(m.h)], "falcon", rotary=False,
+                       interface=False),
     "opt": Case(lambda: C.OPTConfig(hidden_size=32, ffn_dim=40, num_hidden_layers=1, num_attention_heads=4,
                                     word_embed_proj_dim=32, **SMALL),
                 lambda m: [Attn(i, "self", l.self_attn, l.self_attn.q_proj, l.self_attn.k_proj, l.self_attn.out_proj)
@@ -318,7 +326,7 @@ CASES: dict[str, Case] = {
                        _llama_mlps, "modernbert"),
 }
 #: case name → certbound architecture name (when they differ)
-ARCH_OF = {"falcon-gqa": "falcon", "flan-t5": "t5"}
+ARCH_OF = {"falcon-gqa": "falcon", "falcon-mha": "falcon", "flan-t5": "t5"}
 
 
 def _randomize(model, seed: int) -> None:
