@@ -225,8 +225,8 @@ def _configure_deberta(config: dict[str, Any], where: str) -> dict[str, Any]:
     pos = config.get("pos_att_type") or []
     if isinstance(pos, str):
         pos = [p.strip() for p in pos.lower().split("|")]
-    rel = bool(config.get("relative_attention", False))
-    k = 1 + (sum(p in ("c2p", "p2c") for p in pos) if rel else 0)
+    # (the module counts pos_att_type whether or not relative_attention is on)
+    k = 1 + sum(p in pos for p in ("c2p", "p2c"))
     notes = ("content-to-content part only: QK is the c2c term query_proj·key_proj; the disentangled "
              "c2p/p2c position terms are not certified",)
     return {"logit_scale": ("sqrt_head_dim_times", k), "notes": notes}
@@ -819,8 +819,12 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     if mapping is not None and "_path" not in mapping:
         mapping = check_mapping(mapping)
     if mapping is not None and "tensors" in mapping:
+        # a hand-mapped model: its config may name activation and context length in any dialect
         base = ArchitectureSpec(mapping.get("name", "custom"), (), mapping.get("layout", "linear"),
-                                dict(mapping["tensors"]), qkv_layout=mapping.get("qkv_layout"))
+                                dict(mapping["tensors"]), qkv_layout=mapping.get("qkv_layout"),
+                                activation_keys=("hidden_act", "activation_function", "hidden_activation",
+                                                 "activation", "dense_act_fn"),
+                                positions_keys=("max_position_embeddings", "n_positions", "n_ctx"))
         where = mapping.get("_path", where)
     elif mapping is not None and "architecture" in mapping:
         base = ARCHITECTURES[mapping["architecture"]]
