@@ -123,6 +123,14 @@ class Model:
         ``"path"``, ``"packaged"``, ``"hub"``, ``"module"`` or ``"state_dict"``.
     layout : certbound.checkpoints.ModelLayout
         Architecture, sizes and tensor names (all shapes checked).
+
+    Examples
+    --------
+    >>> import certbound
+    >>> from certbound.models import demo_checkpoint_path
+    >>> m = certbound.open_model(demo_checkpoint_path())  # the shipped certbound-pi model
+    >>> m.source, m.layout.architecture
+    ('path', 'certbound-pi')
     """
 
     def __init__(self, opener: Callable[[], Checkpoint], *, name: str, source: str,
@@ -176,6 +184,14 @@ class Model:
             Keep every σᵢ (``False``: norms and S_p only; faster).
         progress
             ``None`` (silent), ``True`` (a bar on a terminal) or a callback ``(done, total, label)``.
+
+        Examples
+        --------
+        >>> import certbound
+        >>> from certbound.models import demo_checkpoint_path
+        >>> rep = certbound.open_model(demo_checkpoint_path()).spectra()
+        >>> len(rep), rep[0].type, rep.find(0, "QK", head=0).rank
+        (5, 'QK', (1, 1))
         """
         if mode not in SPECTRUM_MODES:
             raise ValueError(f"mode must be one of {', '.join(SPECTRUM_MODES)}, not {mode!r}")
@@ -203,6 +219,14 @@ class Model:
         :class:`BoundSettings` fields (``seq_len``, ``loss_bound``,
         ``residual``, ``mode="fixed"`` with ``constraints``, ...), or give a
         ``settings`` object instead.
+
+        Examples
+        --------
+        >>> import certbound
+        >>> from certbound.models import demo_checkpoint_path
+        >>> res = certbound.open_model(demo_checkpoint_path()).bound(n=10**6, delta="0.01")
+        >>> res.n, res.vacuous, res.theorem
+        (1000000, False, 'Theorem 2 (post hoc)')
         """
         if settings is not None and options:
             raise ValueError("give either settings= or keyword options, not both")
@@ -226,6 +250,13 @@ class Model:
 
         ``variant`` is ``"paper"``, ``"corrected"`` or ``"both"``; ``layers=K``
         uses the first K layers 0..K-1 only (a prefix-depth sub-model).
+
+        Examples
+        --------
+        >>> import certbound
+        >>> from certbound.models import demo_checkpoint_path
+        >>> sorted(certbound.open_model(demo_checkpoint_path()).proxies().results)
+        ['corrected', 'paper']
         """
         if variant not in (*VARIANTS, "both"):
             raise ValueError(f"variant must be one of {', '.join((*VARIANTS, 'both'))}, not {variant!r}")

@@ -36,6 +36,12 @@ def require_pandas() -> Any:
 _NORMS = ("spectral_norm", "frobenius_norm", "nuclear_norm", "norm_21")
 
 
+def _int_columns(df: Any) -> Any:
+    """Layer, head and grid levels as nullable integers (a readout has no head: <NA>, not a float NaN)."""
+    cols = {c: "Int64" for c in ("layer", "head", "schatten_level", "spectral_level") if c in df.columns}
+    return df.astype(cols) if len(df) else df
+
+
 @dataclass(frozen=True, eq=False)
 class MatrixSpectrum:
     """The certified spectrum of one theory matrix (one record of ``certbound spectrum``).
@@ -110,6 +116,16 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
     ``to_json()`` is the ``certbound spectrum --json`` document (model,
     config, options, version, weights digest, records), ``to_csv()`` its CSV,
     ``to_frame()`` one DataFrame row per matrix.
+
+    Examples
+    --------
+    >>> import certbound
+    >>> from certbound.models import demo_checkpoint_path
+    >>> rep = certbound.open_model(demo_checkpoint_path()).spectra(include_sigma=False)
+    >>> rep.to_csv().splitlines()[0].split(",")[:6]
+    ['layer', 'head', 'type', 'rows', 'cols', 'spectral_norm_lower']
+    >>> len(rep.to_json()["matrices"]) == len(rep)
+    True
     """
 
     def __init__(self, document: dict[str, Any]):
@@ -205,7 +221,7 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
                 row[f"S_{p}_lower"], row[f"S_{p}_upper"] = float_lower(b), float_upper(b)
             row.update({"rank_lower": m.rank[0], "rank_upper": m.rank[1], "certified": m.certified, "mode": m.mode})
             rows.append(row)
-        return pd.DataFrame(rows)
+        return _int_columns(pd.DataFrame(rows))
 
 
 def bound_latex(res: Any, *, model: str, digits: int = 5) -> str:
@@ -247,6 +263,16 @@ class BoundResult:
         Its architecture summary.
     timing_seconds : dict
         ``{"spectra": s, "bound": s}`` (wall-clock; not part of the certificate).
+
+    Examples
+    --------
+    >>> import certbound
+    >>> from certbound.models import demo_checkpoint_path
+    >>> res = certbound.open_model(demo_checkpoint_path()).bound(n=10**6, delta="0.01")
+    >>> bool(res.bound < res.theorem_result.loss_bound), res.to_json()["model"] == res.model
+    (True, True)
+    >>> res.to_latex().startswith("% certbound bound")
+    True
     """
 
     theorem_result: Any
@@ -340,7 +366,7 @@ class BoundResult:
                 row[f"{name}_upper"] = float_upper(getattr(m, name))
             row["schatten_level"], row["spectral_level"] = m.schatten_level, m.spectral_level
             rows.append(row)
-        return pd.DataFrame(rows)
+        return _int_columns(pd.DataFrame(rows))
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,6 +377,14 @@ class ProxiesReport:
     :class:`certbound.bounds.proxies.ProxyResult`; ``info`` is the model
     summary (path, used layers). These are proxies of leading factors, not
     generalization bounds.
+
+    Examples
+    --------
+    >>> import certbound
+    >>> from certbound.models import demo_checkpoint_path
+    >>> rep = certbound.open_model(demo_checkpoint_path()).proxies("corrected")
+    >>> rep.to_json()["variant"], bool(rep["corrected"].B_ours > 0)
+    ('corrected', True)
     """
 
     info: dict[str, Any]
@@ -384,4 +418,4 @@ class ProxiesReport:
                              "cols": m.shape[1], "p_star": float(m.p_star),
                              "contribution_upper": float_upper(m.contribution),
                              "spectral_upper": float_upper(m.spectral), "norm_21_upper": float_upper(m.norm_21)})
-        return pd.DataFrame(rows)
+        return _int_columns(pd.DataFrame(rows))
