@@ -1,7 +1,8 @@
 """Certify a model's matrices at any size: bounded memory, records on disk, resume.
 
-The unit of work is a :class:`MatrixTask`: the matrices of one layer (or the
-readout). A task is a *recipe* — layer and matrix types — not
+The unit of work is a :class:`MatrixTask`: the matrices of one type in one
+layer (all its QK heads, all its VO heads, one FFN matrix, the readout). A
+task is a *recipe* — layer and matrix type — not
 arrays: whoever runs it (this process, a process pool, a Dask worker) opens
 the checkpoint itself through a picklable :class:`ModelSource`, reads only
 that task's tensors (memory-mapped, one tensor group at a time) and certifies them with a
@@ -180,21 +181,38 @@ class MatrixOutcome:
 
 def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
                layers: Sequence[int] | None = None) -> list[MatrixTask]:
-    """Split a report into tasks, in report order: one per layer, then the readout (if asked for).
+    """Split a report into tasks: per layer one task per matrix type, then the readout (if asked for).
 
-    A layer's task yields exactly what :func:`~certbound.checkpoints.theory_matrices`
-    yields for that layer with these ``types`` (and the raw projections if
-    ``raw``), so the tasks' matrices concatenate to the serial order whatever
-    matrix types an architecture has.
+    ``types`` are the layout's concrete types (``layout.matrix_types``, as
+    :func:`~certbound.pipeline._spectrum._report_types` gives them); ``raw``
+    adds tasks for ``W_Q``, ``W_K`` and for ``W_V``, ``W_O`` after them. So the QK heads of a
+    layer are one task, its VO heads another, each FFN matrix one more: on
+    ``jobs`` workers a single big layer is certified in parallel. A type that
+    cannot be asked for on its own for this layout makes the whole layer one
+    task. The report lists the matrices in this plan's order
+    (:func:`iter_plan`; ``weights_digest`` follows the same order).
     """
+    from certbound.checkpoints import RAW_TYPES
+    from certbound.checkpoints._matrices import _types_for_layout
+
     layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
     for layer in layer_list:
         if not 0 <= layer < layout.num_layers:
             raise ValueError(f"layer {layer} out of range (model has {layout.num_layers} layers)")
-    from certbound.checkpoints import RAW_TYPES
-
-    per_layer = tuple(t for t in types if t != "readout") + (tuple(RAW_TYPES) if raw else ())
-    tasks = [MatrixTask(i, layer, per_layer) for i, layer in enumerate(layer_list)] if per_layer else []
+    theory = tuple(t for t in types if t != "readout")
+    # The raw projections in the pairs the loader reads together (W_O alone trips its fused-QKV path).
+    raws = [tuple(RAW_TYPES[:2]), tuple(RAW_TYPES[2:])] if raw else []
+    try:
+        alone = {t: _types_for_layout({t}, layout, "", False) for t in theory}
+        groups = [(t,) for t in theory] + raws if all(v == {t} for t, v in alone.items()) else \
+            [theory + tuple(RAW_TYPES if raw else ())]
+    except ValueError:
+        groups = [theory + tuple(RAW_TYPES if raw else ())]
+    tasks: list[MatrixTask] = []
+    for layer in layer_list:
+        for g in groups:
+            if g:
+                tasks.append(MatrixTask(len(tasks), layer, g))
     if "readout" in types and layout.num_layers - 1 in layer_list:
         tasks.append(MatrixTask(len(tasks), layout.num_layers - 1, ("readout",)))
     return tasks

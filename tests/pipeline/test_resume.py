@@ -14,7 +14,7 @@ from tests.checkpoints.synth_checkpoints import make_checkpoint, write_safetenso
 
 L, N, H, F = 2, 16, 4, 32
 TOTAL = L * (2 * H + 2)
-KILL_AFTER = 7  # among layer 0's VO heads: the layer's task is cut in the middle
+KILL_AFTER = 7  # among layer 0's VO heads: a task (all VO heads of a layer) is cut in the middle
 
 
 def _killed_run(d, out, k=KILL_AFTER):

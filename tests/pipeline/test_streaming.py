@@ -41,13 +41,19 @@ def test_tasks_concatenate_to_the_serial_order(tmp_path, arch, raw):
     d = tmp_path / arch
     make_checkpoint(str(d), arch, L=3, N=8, H=2, F=12)
     ck, layout = open_model(str(d))
+    types = layout.matrix_types + (("W_Q", "W_K", "W_V", "W_O") if raw else ())
     with ck:
-        serial = [(matrix_key(m), matrix_sha256(m)) for m in theory_matrices(ck, layout=layout, raw=raw,
-                                                                             layers=[2, 0])]
+        serial = {(matrix_key(m), matrix_sha256(m)) for m in theory_matrices(ck, layout=layout, raw=raw,
+                                                                             layers=[2, 0])}
     store = MemoryRecordStore()
-    got = run_serial(ModelSource(str(d), layout), plan_tasks(layout, layout.matrix_types, raw=raw, layers=[2, 0]),
-                     _Counting(), store)
-    assert [(o.key, o.sha256) for o in got] == serial
+    tasks = plan_tasks(layout, layout.matrix_types, raw=raw, layers=[2, 0])
+    groups = [(t,) for t in layout.matrix_types] + ([("W_Q", "W_K"), ("W_V", "W_O")] if raw else [])
+    assert [(t.layer, t.types) for t in tasks] == [(layer, g) for layer in (2, 0) for g in groups]
+    got = run_serial(ModelSource(str(d), layout), tasks, _Counting(), store)
+    # Every matrix exactly once, by layer (in the order asked for), then by type, heads ascending.
+    assert {(o.key, o.sha256) for o in got} == serial and len(got) == len(serial)
+    assert [o.key for o in got] == sorted((o.key for o in got), key=lambda k: (
+        (2, 0).index(k[0]), types.index(k[2]), -1 if k[1] is None else k[1]))
     assert store.added == len(serial) and store.reused == 0
 
 
@@ -176,5 +182,5 @@ def test_tasks_of_a_model_with_a_readout_keep_it_last(reverse_layers):
         serial = [matrix_key(m) for m in theory_matrices(ck, layout=layout, types=types, layers=layers)]
     got = run_serial(ModelSource(d, layout), plan_tasks(layout, types, layers=layers), _Counting(),
                      MemoryRecordStore())
-    assert [o.key for o in got] == serial
+    assert sorted(map(str, (o.key for o in got))) == sorted(map(str, serial)) and len(got) == len(serial)
     assert serial[-1][2] == "readout" and sum(k[2] == "readout" for k in serial) == 1
