@@ -64,6 +64,10 @@ class MatrixSpectrum:
         Certified lower and upper bounds on the rank.
     certified : bool
         False when the certificate failed (then the balls are trivial, [0, ∞]).
+    expert : int or None
+        The expert of a mixture-of-experts FFN matrix (else ``None``).
+    stack : str
+        ``"encoder"``/``"decoder"`` for encoder-decoder models (else ``""``).
 
     Examples
     --------
@@ -91,6 +95,8 @@ class MatrixSpectrum:
     mode: str
     warnings: tuple[str, ...] = ()
     record: dict[str, Any] = field(default_factory=dict, repr=False)
+    expert: int | None = None
+    stack: str = ""
 
     @classmethod
     def from_record(cls, rec: dict[str, Any]) -> "MatrixSpectrum":
@@ -103,6 +109,7 @@ class MatrixSpectrum:
             schatten={p: ball_from_json(q) for p, q in rec["schatten"].items()},
             rank=(int(rec["rank"]["lower"]), int(rec["rank"]["upper"])), certified=bool(rec["certified"]),
             mode=str(rec["mode"]), warnings=tuple(rec.get("warnings", ())), record=rec,
+            expert=rec.get("expert"), stack=str(rec.get("stack", "")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -169,12 +176,13 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
         """sha256 of the certified matrices (``BoundSettings(spectra=...)`` checks it)."""
         return self._doc["weights_sha256"]
 
-    def find(self, layer: int, type: str, head: int | None = None) -> MatrixSpectrum:
-        """The record of one matrix; ``KeyError`` naming it when absent."""
+    def find(self, layer: int, type: str, head: int | None = None, expert: int | None = None) -> MatrixSpectrum:
+        """The record of one matrix (``expert`` for a mixture of experts); ``KeyError`` naming it when absent."""
         for m in self._matrices:
-            if (m.layer, m.head, m.type) == (layer, head, type):
+            if (m.layer, m.head, m.type, m.expert) == (layer, head, type, expert):
                 return m
-        raise KeyError(f"no matrix layer={layer} head={head} type={type!r} in this report")
+        raise KeyError(f"no matrix layer={layer} head={head} type={type!r}"
+                       + ("" if expert is None else f" expert={expert}") + " in this report")
 
     def to_json(self) -> dict[str, Any]:
         """The ``certbound spectrum --json`` document (a dict; ``json_text`` writes it)."""
@@ -191,7 +199,9 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
         header += ["rank_lower", "rank_upper", "certified", "mode"]
         rows = []
         for r in self._doc["matrices"]:
-            row: list[Any] = [r["layer"], r["head"], r["type"], r["shape"][0], r["shape"][1]]
+            # an expert's FFN matrix: M_gate[e2] (as the table of `certbound spectrum`)
+            typ = r["type"] + (f"[e{r['expert']}]" if r.get("expert") is not None else "")
+            row: list[Any] = [r["layer"], r["head"], typ, r["shape"][0], r["shape"][1]]
             for q in _NORMS:
                 row += [r[q]["lower"], r[q]["upper"]]
             for p in ps:
@@ -214,6 +224,8 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
         for m in self._matrices:
             row: dict[str, Any] = {"layer": m.layer, "head": m.head, "type": m.type, "rows": m.shape[0],
                                    "cols": m.shape[1]}
+            if m.expert is not None or m.stack:
+                row.update({"expert": m.expert, "stack": m.stack})
             for q in _NORMS:
                 b = getattr(m, q)
                 row[f"{q}_lower"], row[f"{q}_upper"] = float_lower(b), float_upper(b)
