@@ -16,7 +16,7 @@ Examples
 --------
 >>> from certbound.models import demo_checkpoint_path
 >>> [(m.layer, m.head, m.type) for m in pi_theory_matrices(demo_checkpoint_path())][:3]
-[(0, 0, 'QK'), (0, 0, 'VO'), (0, 1, 'QK')]
+[(0, 0, 'QK'), (0, 0, 'VO'), (0, None, 'M_in')]
 """
 
 from __future__ import annotations
