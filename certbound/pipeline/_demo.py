@@ -52,6 +52,9 @@ __all__ = [
     "DEFAULT_DELTA",
     "DemoResult",
     "ErrorBound",
+    "DemoPoint",
+    "demo_point",
+    "counterfactual_curve",
     "ramp_margin_of",
     "NonVacuity",
     "enclose_model_spectra",
@@ -308,3 +311,54 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
                "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0}
     return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timings,
                       error, counting)
+
+
+@dataclass
+class DemoPoint:
+    """One model of a train-size sweep: certified bounds (upper ends) and measurements at its own n."""
+
+    model_path: str
+    n_train: int
+    loss_range: float
+    gap_bound: float            # certified loss-gap bound (upper end, rounded up to a float)
+    error_bound: Optional[float]  # certified 0-1 error bound (None: not certified for this model)
+    input_counting: float       # the complexity term of the input-counting bound (rounded up)
+    measured_gap: float
+    train_error: float
+    test_error: float
+    n_test: int
+    label_noise: Optional[float]
+    command: Optional[str]
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def demo_point(model: str | Path, *, delta: Any = DEFAULT_DELTA, n_test: Optional[int] = None,
+               options: Any = None) -> DemoPoint:
+    """:func:`run_demo` at the model's own n (no n* search), reduced to the numbers the sweep figure plots."""
+    from certbound.ball import float_upper
+
+    res = run_demo(model, delta=delta, n_test=n_test, search_nonvacuous=False, options=options)
+    m = res.measured
+    if m is None:
+        raise ValueError(f"{model}: the checkpoint has no task description, so nothing can be measured")
+    task = res.meta.get("task") or {}
+    return DemoPoint(
+        model_path=str(res.model_path), n_train=res.n, loss_range=float(res.net.config.loss.loss_bound),
+        gap_bound=float_upper(res.bound.bound),
+        error_bound=float_upper(res.error.bound) if res.error is not None else None,
+        input_counting=float_upper(res.input_counting) if res.input_counting is not None else float("inf"),
+        measured_gap=m.gap, train_error=m.train_error, test_error=m.test_error, n_test=m.n_test,
+        label_noise=task.get("label_noise"), command=(res.meta.get("training") or {}).get("command"),
+    )
+
+
+def counterfactual_curve(model: str | Path, ns: list[int], *, delta: Any = DEFAULT_DELTA,
+                         options: Any = None) -> list[tuple[int, float]]:
+    """(n, certified loss-gap bound) for ONE model's weights as if they had come from n samples (upper ends)."""
+    from certbound.ball import float_upper
+
+    net, _ = load_pi_checkpoint(Path(model))
+    spectra, readout = enclose_model_spectra(net)
+    return [(int(n), float_upper(pi_model_bound(net, spectra, readout, int(n), delta, options).bound)) for n in ns]

@@ -44,6 +44,7 @@ __all__ = [
     "plot_proxies_vs_depth",
     "plot_singular_value_decay",
     "plot_norms_vs_width",
+    "plot_demo_vs_n",
     "plot_contribution_curves",
 ]
 
@@ -349,5 +350,65 @@ def plot_contribution_curves(run: ModelRun, out_dir: str, *, variant: str = "pap
                f"{run.name} ({run.kind}): per matrix type the median (line) and the range (band); ticks: each "
                f"matrix's chosen p* and c(p*) ({chosen}). " + what_was_run)
     out = save_figure(fig, out_dir, "contribution_curves", caption)
+    plt.close(fig)
+    return out
+
+
+def plot_demo_vs_n(points: Sequence[Any], out_dir: str | os.PathLike[str], *,
+                   counterfactual: Sequence[tuple[int, float]] = (), stem: str = "demo_vs_n",
+                   caption: str = "") -> dict[str, str]:
+    """Certified bounds and measured errors of demo models trained at several n (log-log), PDF + PNG.
+
+    ``points``: :class:`certbound.pipeline._demo.DemoPoint` objects (one model each);
+    ``counterfactual``: (n, loss-gap bound) of one fixed set of weights as if from n samples.
+    Left: the certified 0-1 error bound, the measured test error and the Bayes error; right: the
+    certified loss-gap bound and the measured gap, both divided by the loss range B_L. Values ≥ 1
+    are vacuous (shaded).
+    """
+    plt = import_pyplot()
+    pts = sorted(points, key=lambda p: p.n_train)
+    ns = [p.n_train for p in pts]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.axhspan(1.0, 1e6, color="0.92", zorder=0)
+        ax.axhline(1.0, color="0.5", lw=0.8)
+        ax.set_xlabel("training-set size n")
+        ax.grid(True, which="major", color="0.85", lw=0.5)
+    err = [(p.n_train, p.error_bound) for p in pts if p.error_bound is not None]
+    if err:
+        ax1.plot(*zip(*err), "o-", color="C3", label="certified 0-1 error bound (R̂_γ + gap_γ)")
+    ax1.plot(ns, [p.test_error for p in pts], "s-", color="C0", ms=5, label="measured test error")
+    ax1.plot(ns, [p.train_error for p in pts], "x:", color="C0", ms=5, label="measured training error")
+    noise = next((p.label_noise for p in pts if p.label_noise), None)
+    if noise:
+        ax1.axhline(noise, color="C2", ls="--", lw=1, label=f"Bayes error (label noise {noise:g})")
+    low = min(p.input_counting for p in pts) if pts else float("inf")
+    top = 3.0
+    if low < top:
+        ax1.plot(ns, [p.input_counting for p in pts], "^--", color="0.4", ms=4,
+                 label="input-counting bound (complexity term)")
+    else:  # far off the scale: say so instead of squashing the interesting part of the plot
+        ax1.plot([], [], "^--", color="0.4", label=f"input-counting bound: ≥ {low:.4g} at every n (off the scale)")
+    ax1.set_ylim(0.03, top)
+    ax1.set_ylabel("probability of error")
+    ax1.set_title("0-1 test error", fontsize=10)
+    ax1.legend(fontsize=7, loc="center right")
+    ax2.plot(ns, [p.gap_bound / p.loss_range for p in pts], "o-", color="C3",
+             label="certified loss-gap bound / B_L (each model at its own n)")
+    ax2.plot(ns, [max(p.measured_gap, 1e-6) / p.loss_range for p in pts], "s-", color="C0", ms=5,
+             label="measured |test − train loss| / B_L")
+    if counterfactual:
+        b_l = pts[-1].loss_range if pts else 1.0
+        ax2.plot([c[0] for c in counterfactual], [c[1] / b_l for c in counterfactual], "--", color="C1",
+                 label=f"certified bound / B_L for the n = {pts[-1].n_train:g} weights\nas if from n samples"
+                 if pts else "counterfactual")
+    ax2.set_ylim(1e-5, 30)
+    ax2.set_ylabel("loss gap / loss range")
+    ax2.set_title("loss gap (clipped logistic, B_L = 4)", fontsize=10)
+    ax2.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    out = save_figure(fig, out_dir, stem, caption)
     plt.close(fig)
     return out
