@@ -385,7 +385,7 @@ def plot_demo_vs_n(points: Sequence[Any], out_dir: str | os.PathLike[str], *,
     if noise:
         ax1.axhline(noise, color="C2", ls="--", lw=1, label=f"Bayes error (label noise {noise:g})")
     low = min(p.input_counting for p in pts) if pts else float("inf")
-    top = 3.0
+    top = 10.0  # room above the vacuous line for the legend
     if low < top:
         ax1.plot(ns, [p.input_counting for p in pts], "^--", color="0.4", ms=4,
                  label="input-counting bound (complexity term)")
@@ -394,7 +394,7 @@ def plot_demo_vs_n(points: Sequence[Any], out_dir: str | os.PathLike[str], *,
     ax1.set_ylim(0.03, top)
     ax1.set_ylabel("probability of error")
     ax1.set_title("0-1 test error", fontsize=10)
-    ax1.legend(fontsize=7, loc="center right")
+    ax1.legend(fontsize=7, loc="upper right")
     ax2.plot(ns, [p.gap_bound / p.loss_range for p in pts], "o-", color="C3",
              label="certified loss-gap bound / B_L (each model at its own n)")
     ax2.plot(ns, [max(p.measured_gap, 1e-6) / p.loss_range for p in pts], "s-", color="C0", ms=5,
@@ -402,12 +402,12 @@ def plot_demo_vs_n(points: Sequence[Any], out_dir: str | os.PathLike[str], *,
     if counterfactual:
         b_l = pts[-1].loss_range if pts else 1.0
         ax2.plot([c[0] for c in counterfactual], [c[1] / b_l for c in counterfactual], "--", color="C1",
-                 label=f"certified bound / B_L for the n = {pts[-1].n_train:g} weights\nas if from n samples"
+                 label=f"certified bound / B_L for the n = {pts[-1].n_train:,} model's weights\nas if from n samples"
                  if pts else "counterfactual")
-    ax2.set_ylim(1e-5, 30)
+    ax2.set_ylim(1e-5, 300)
     ax2.set_ylabel("loss gap / loss range")
     ax2.set_title("loss gap (clipped logistic, B_L = 4)", fontsize=10)
-    ax2.legend(fontsize=7, loc="lower left")
+    ax2.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     out = save_figure(fig, out_dir, stem, caption)
     plt.close(fig)
