@@ -49,21 +49,30 @@ def epochs_for(n: int, batch_size: int = 512) -> int:
     return max(3, -(-MIN_STEPS // steps_per_epoch))
 
 
-def _train(directory: Path, n: int, log) -> None:
-    from certbound.cli import main
+def _train_demo(argv: list[str]) -> int:
+    """``certbound train-demo ARGV`` (the sibling command, parsed by its own parser)."""
+    from certbound._commands import train_demo
 
+    parser = argparse.ArgumentParser(prog="certbound train-demo")
+    train_demo.add_arguments(parser)
+    return train_demo.run(parser.parse_args(argv))
+
+
+def _train(directory: Path, n: int, log) -> None:
     for init_seed in range(RESTARTS):
-        argv = ["train-demo", "--out", str(directory), "--n-train", str(n), "--epochs", str(epochs_for(n)),
+        argv = ["--out", str(directory), "--n-train", str(n), "--epochs", str(epochs_for(n)),
                 "--n-test", "100000", "--quiet"]
-        if init_seed:
-            argv += ["--init-seed", str(init_seed)]
-        log(f"certbound {' '.join(argv)}")
-        if main(argv) != 0:
+        if init_seed:  # a restart replaces the failed run's checkpoint
+            argv += ["--init-seed", str(init_seed), "--force"]
+        log(f"certbound train-demo {' '.join(argv)}")
+        if _train_demo(argv) != 0:
             raise RuntimeError(f"training the n = {n} model failed")
         meta = json.loads((directory / "config.json").read_text())
         if meta["training"]["measured"]["train_error"] <= MAX_TRAIN_ERROR:
             return
-        log(f"  training error {meta['training']['measured']['train_error']:.3f} > {MAX_TRAIN_ERROR}: restart")
+        last = init_seed == RESTARTS - 1
+        log(f"  training error {meta['training']['measured']['train_error']:.3f} > {MAX_TRAIN_ERROR}: "
+            + ("no restarts left, kept" if last else "restart from the next initial seed"))
 
 
 def _parse_ns(text: str) -> list[int]:
