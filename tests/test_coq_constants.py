@@ -158,3 +158,30 @@ def test_outward_endpoints_match_the_proved_spec(q: Fraction) -> None:
     lo, hi = float_lower(x), float_upper(x)
     assert lo == _largest_float_le(q)
     assert hi == -_largest_float_le(-q)
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [2.0**1000, 2.0**-1022 * 3],  # k < 0: the small entry becomes subnormal (inexact possible)
+        [2.0**1000, 2.0**-20],  # k < 0, everything stays normal: exact
+        [2.0**-1060, 2.0**-1074],  # subnormal matrix, k > 0 (ldexp path): exact
+        [1.5, -0.75],  # k = 0
+        [3.0 * 2.0**600, 2.0**-500 + 2.0**-552],
+    ],
+)
+def test_power_of_two_scaling_exact_flag(entries: list[float]) -> None:
+    # Scaling.scale_exact_flag / scale_error: exact when no nonzero |w| < 2^(-1022-k); otherwise
+    # every entry is off by at most eta/2.
+    import numpy as np
+
+    from certbound.enclose._input import power_of_two_scaling
+
+    W = np.array([entries], dtype=np.float64)
+    Ws, k, exact = power_of_two_scaling(W)
+    scale = Fraction(2) ** k
+    errors = [abs(Fraction(float(s)) - Fraction(float(w)) * scale) for s, w in zip(Ws.ravel(), W.ravel())]
+    assert all(e <= ETA / 2 for e in errors)
+    if exact:
+        assert all(e == 0 for e in errors)
+    assert 1 <= float(np.abs(Ws).max()) < 2
