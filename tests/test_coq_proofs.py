@@ -90,3 +90,27 @@ def test_check_rejects_unlisted_axiom(tmp_path: Path) -> None:
     proc = _run_check(_mini_project(tmp_path, src))
     assert proc.returncode == 1, proc.stdout
     assert "NOT ALLOWED: Mini.Mini.l uses" in proc.stdout and "proof_irrelevance" in proc.stdout
+
+
+def test_check_rejects_disabled_kernel_checks(tmp_path: Path) -> None:
+    d = _mini_project(tmp_path, "Unset Guard Checking.\nLemma l : 1 = 1.\nProof. reflexivity. Qed.\n")
+    proc = _run_check(d)
+    assert proc.returncode == 1 and "forbidden keyword" in proc.stdout
+
+
+def test_parse_assumptions_flags_every_kind_of_assumption() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("coq_check", CHECK)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = (
+        "@@CHECK A\nClosed under the global context\n"
+        "@@CHECK B\nAxioms:\nClassical_Prop.classic : forall P : Prop, P \\/ ~ P\n"
+        "Foo.bar\n  : nat\n"
+        "Fixpoints relying on the guard condition not being checked:\nM.f\n"
+    )
+    used = mod.parse_assumptions(out)
+    assert used["A"] == set()
+    assert {"Classical_Prop.classic", "Foo.bar"} <= used["B"]
+    assert any(name.startswith("<Fixpoints") for name in used["B"])
