@@ -118,6 +118,20 @@ def test_bound_evaluation_refuses_too(name):
 
 
 @needs_fpenv
+@pytest.mark.parametrize("name", ["ftz", "toward_zero"])
+def test_lemma_a_refuses_too(name):
+    from fractions import Fraction
+
+    from certbound.bounds import LinearMapClass, log_cover_linear_map
+
+    cls = LinearMapClass(4, 4, 2, Fraction(1), 3, 2, 100)
+    assert log_cover_linear_map(cls, Fraction(1, 10)).is_finite()
+    with fpenv.environment(name):
+        with pytest.raises(FloatEnvironmentError):
+            log_cover_linear_map(cls, Fraction(1, 10))
+
+
+@needs_fpenv
 def test_cli_refuses_with_a_clear_message(tmp_path):
     path = tmp_path / "w.npy"
     np.save(path, SUBNORMAL)

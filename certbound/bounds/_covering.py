@@ -41,7 +41,7 @@ from typing import Optional
 import numpy as np
 from flint import arb
 
-from certbound.ball import float_lower, float_upper
+from certbound.ball import float_lower, float_upper, under_float_model
 from certbound.bounds._arbutil import prec, Number, as_arb, ceil_upper, floor_upper, is_proved_ge
 
 __all__ = [
@@ -328,6 +328,7 @@ def log_cover_tail(
         raise ValueError(f"unknown tail kind {tail!r}")
 
 
+@under_float_model
 def log_cover_linear_map(
     cls: LinearMapClass,
     eps: Number,
