@@ -777,21 +777,45 @@ def _config_int(config: dict[str, Any], keys: tuple[str, ...], what: str, where:
     return None
 
 
-def _detect_prefix(ck: Checkpoint, spec_name: str, templates: dict[str, str]) -> str:
+def _prefix_candidates(ck: Checkpoint, spec_name: str, templates: dict[str, str]) -> list[str]:
+    """Every tensor-name prefix under which the layer-0 query tensor exists (at least one, else an error)."""
     first_role = "W_QKV" if "W_QKV" in templates else "W_Q"
     suffix = templates[first_role].format(layer=0, group=0, expert=0)
     prefixes = sorted({n[: -len(suffix)] for n in ck.names()
                        if n.endswith(suffix) and (len(n) == len(suffix) or n[-len(suffix) - 1] == ".")})
-    if len(prefixes) == 1:
-        return prefixes[0]
+    if prefixes:
+        return prefixes
     if not prefixes:
         tail = suffix.rsplit(".", 2)[-2]
         near = [n for n in ck.names() if tail in n][:5]
         raise ValueError(f"{ck.path}: tensor '*{suffix}' ({spec_name} layer 0 {first_role}) is missing"
                          + (f"; similar names: {near}" if near else "")
                          + ". If the names differ, give --mapping FILE.\n" + MAPPING_HELP)
-    raise ValueError(f"{ck.path}: several tensor-name prefixes match {spec_name} ({prefixes}); "
-                     f"choose one with a mapping file {{\"architecture\": \"{spec_name}\", \"prefix\": \"...\"}}")
+    return prefixes
+
+
+def _choose_prefix(ck: Checkpoint, layout: "ModelLayout", candidates: list[str]) -> "ModelLayout":
+    """The layout under the one candidate prefix whose tensors all have the config's shapes.
+
+    Several prefixes can hold a layer-0 query tensor (a multimodal checkpoint's
+    language model and vision tower); only one may be consistent with the
+    config's sizes and names — otherwise the choice is the user's.
+    """
+    if len(candidates) == 1:
+        return replace(layout, prefix=candidates[0])
+    fits = []
+    for c in candidates:
+        try:
+            _check_shapes(ck, replace(layout, prefix=c))
+            fits.append(c)
+        except ValueError:
+            pass
+    if len(fits) == 1:
+        return replace(layout, prefix=fits[0])
+    raise ValueError(f"{ck.path}: several tensor-name prefixes match {layout.architecture} ({candidates})"
+                     + (f", and {fits} all fit the config" if fits else ", and none fits the config's sizes")
+                     + f"; choose one with a mapping file {{\"architecture\": \"{layout.architecture}\", "
+                     "\"prefix\": \"...\"}")
 
 
 #: Generic config keys tried after an architecture's own (mapping files name sizes in many dialects).
@@ -816,6 +840,7 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     config = ck.config or {}
     if mapping is None and is_pi_config(config):
         return _resolve_pi_layout(ck, config, where)
+    config, wrapped = _language_model_config(config)
     if mapping is not None and "_path" not in mapping:
         mapping = check_mapping(mapping)
     if mapping is not None and "tensors" in mapping:
@@ -829,7 +854,7 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     elif mapping is not None and "architecture" in mapping:
         base = ARCHITECTURES[mapping["architecture"]]
     else:
-        base = _spec_for_config(ck.config, where)
+        base = _spec_for_config(config if ck.config is not None else None, where)
     if mapping is not None and "layout" in mapping:
         base = replace(base, layout=mapping["layout"])
     over = base.configure(config, where) if base.configure is not None else {}
@@ -840,9 +865,10 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     if len(stack_specs) == 1 and base.alternatives and not (mapping and "prefix" in mapping):
         stack_specs = [replace(stack_specs[0], templates=_choose_alternative(ck, base, stack_specs[0].templates))]
     if mapping is not None and "prefix" in mapping:
-        prefix = str(mapping["prefix"])
+        prefixes = [str(mapping["prefix"])]
     else:
-        prefix = _detect_prefix(ck, base.name, stack_specs[0].templates)
+        prefixes = _prefix_candidates(ck, base.name, stack_specs[0].templates)
+    prefix = prefixes[0]
 
     def size(mkey: str, keys: tuple[str, ...], what: str, generic: bool = True) -> int | None:
         if mapping is not None and mapping.get(mkey) is not None:
@@ -908,10 +934,26 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
         ffn_kind=s0.ffn_kind, attention_logit_scale=logit_scale != "none", num_kv_heads=s0.num_kv_heads,
         qkv_layout=qkv_layout if "W_QKV" in s0.templates else None, stacks=tuple(stacks), logit_scale=logit_scale,
         activation=act, max_positions=positions, num_experts=s0.num_experts,
-        notes=tuple(base.notes) + tuple(over.get("notes", ())))
+        notes=tuple(base.notes) + tuple(over.get("notes", ())) + wrapped)
+    layout = _choose_prefix(ck, layout, prefixes)
     _check_shapes(ck, layout)
     _check_layer_count(ck, layout)
     return layout
+
+
+def _language_model_config(config: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The ``text_config`` of a multimodal config whose own model_type is not built in (e.g. Gemma 3 4B+).
+
+    Returns (config to read, notes): the language model is what is certified;
+    the vision tower and projector are not.
+    """
+    mt = config.get("model_type")
+    text = config.get("text_config")
+    if (isinstance(text, dict) and not any(mt in s.model_types for s in ARCHITECTURES.values())
+            and any(text.get("model_type") in s.model_types for s in ARCHITECTURES.values())):
+        return dict(text), (f"the language model ({text.get('model_type')}) of a multimodal {mt} checkpoint; "
+                            "its vision tower and projector are not certified",)
+    return config, ()
 
 
 def _choose_alternative(ck: Checkpoint, spec: ArchitectureSpec, templates: dict[str, str]) -> dict[str, str]:

@@ -413,3 +413,23 @@ def test_bf16_sharded_gqa_checkpoint_reads_the_stored_values(tmp_path):
         assert np.array_equal(qk[h].factors[1], wk[:, g * d:(g + 1) * d])
     up = {m.type: m.dense for m in theory_matrices(ck, layout=lay, layers=[1]) if m.type.startswith("M_")}
     assert np.array_equal(up["M_up"], model.layers[1].mlp.up_proj.weight.detach().double().numpy().T)
+
+
+def test_multimodal_gemma3_certifies_its_language_model(tmp_path):
+    """Gemma 3 4B+ checkpoints are Gemma3ForConditionalGeneration: text_config, two layer stacks."""
+    tc = transformers.Gemma3TextConfig(hidden_size=32, intermediate_size=40, num_hidden_layers=2,
+                                       num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=64)
+    vc = transformers.SiglipVisionConfig(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                         num_attention_heads=2, image_size=16, patch_size=8)
+    model = transformers.Gemma3ForConditionalGeneration(
+        transformers.Gemma3Config(text_config=tc.to_dict(), vision_config=vc.to_dict(), mm_tokens_per_image=4))
+    model.save_pretrained(tmp_path)
+    ck, lay = open_model(tmp_path)
+    assert (lay.architecture, lay.num_layers, lay.num_kv_heads, lay.head_dim) == ("gemma3", 2, 2, 16)
+    assert lay.prefix.startswith("language_model") and any("vision tower" in n for n in lay.notes)
+    lm = model.model.language_model
+    wq = lm.layers[1].self_attn.q_proj.weight.detach().double().numpy().T
+    qk = {m.head: m for m in theory_matrices(ck, layout=lay, types=("QK",), layers=[1])}
+    assert np.array_equal(qk[3].factors[0], wq[:, 48:64])
+    down = [m for m in theory_matrices(ck, layout=lay, types=("M_down",), layers=[0])][0]
+    assert np.array_equal(down.dense, lm.layers[0].mlp.down_proj.weight.detach().double().numpy().T)
