@@ -26,8 +26,11 @@ region; per-head QK/VO as the d_h-wide factors A, B with W = A Bᵀ):
     matrix without ``--json`` (all σᵢ certified as Arb balls, σ₁, ‖·‖_F,
     ‖·‖_*, ‖·‖_{2,1}, S_p at p = 0.5, 1, 2, rank bounds, in the JSON form).
 
-Repeats are interleaved (a, b, c-modes, a, b, …); the medians of wall and CPU
-(process) time are printed with their ratios to (a). Peak RSS per pipeline
+The float pipelines (a), (b) run with one BLAS thread (their fastest setting
+on a shared machine); certbound runs in the environment as found and chooses
+its own threads (``certbound._blas``). Repeats are interleaved (a, b,
+c-modes, a, b, …); the medians of wall and CPU (process) time are printed
+with their ratios to (a). Peak RSS per pipeline
 is measured in a fresh child process running that pipeline once (``--no-rss``
 skips it). The BLAS environment is left as found (the judged setting is the
 default environment); ``--threads N`` limits BLAS to N threads for the whole
@@ -146,18 +149,26 @@ def float_formed(ms: list[Any]) -> list[np.ndarray]:
 
 
 def certbound_pipeline(mode: str) -> Callable[[list[Any]], list[dict[str, Any]]]:
-    """(c): the records of ``certbound spectrum`` (no --json) for every matrix."""
+    """(c): the records of ``certbound spectrum`` (no --json) for every matrix, heads batched per layer."""
 
     def run(ms: list[Any]) -> list[dict[str, Any]]:
+        from certbound.pipeline._spectrum import certify_theory_matrices
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            try:
-                from certbound.pipeline import certify_matrices  # after the pipeline refactor
-            except ImportError:
-                from certbound._commands.spectrum import certify_theory_matrix
+            return certify_theory_matrices(ms, mode, _PS, include_sigma=False)
 
-                return [certify_theory_matrix(m, mode, _PS, include_sigma=False) for m in ms]
-            return list(certify_matrices(ms, mode=mode, ps=_PS, include_sigma=False))
+    return run
+
+
+def single_blas_thread(f: Callable[[list[Any]], Any]) -> Callable[[list[Any]], Any]:
+    """Run a float pipeline with one BLAS thread: its fastest setting on a shared machine (measured)."""
+
+    def run(ms: list[Any]) -> Any:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, user_api="blas"):
+            return f(ms)
 
     return run
 
@@ -192,7 +203,8 @@ def median_relative_width(encs: list[Any], cutoff: float = 1e-2) -> tuple[float,
 
 
 def _pipelines(modes: list[str]) -> dict[str, Callable[[list[Any]], Any]]:
-    p: dict[str, Callable[[list[Any]], Any]] = {"float-factored": float_factored, "float-formed": float_formed}
+    p: dict[str, Callable[[list[Any]], Any]] = {"float-factored": single_blas_thread(float_factored),
+                                                "float-formed": single_blas_thread(float_formed)}
     for md in modes:
         p[f"certbound-{md}"] = certbound_pipeline(md)
     return p

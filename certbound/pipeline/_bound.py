@@ -41,6 +41,7 @@ from typing import Any, Union
 import numpy as np
 from flint import arb
 
+from certbound._blas import single_threaded
 from certbound.ball import DEFAULT_PREC, ball_from_json, float_upper, upper_fraction, working_precision
 from certbound.bounds import (
     BoundOptions,
@@ -302,6 +303,17 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "auto", 
     return spectra, layout, cfg
 
 
+def _single_threaded_iter(it: Any) -> Any:
+    """Iterate with one BLAS thread while the producer works (not while the consumer does)."""
+    while True:
+        with single_threaded():
+            try:
+                x = next(it)
+            except StopIteration:
+                return
+        yield x
+
+
 def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True, mode: str = "auto",
                      progress: ProgressSpec = None) -> dict:
     """:func:`model_spectra` of an opened checkpoint and its layout (the spectra dict only; ``ck`` stays open)."""
@@ -313,9 +325,11 @@ def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = Tr
     total = layout.num_layers * (2 * layout.num_heads + len(types) - 2)
     prog = progress_reporter(progress, total)
     try:
-        # Heads of a layer certified as one batch (enclose_theory_matrices).
-        for m, enc, _, _ in enclose_theory_matrices(
-                theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits), mode, skip_shared=True):
+        # Heads of a layer certified as one batch (enclose_theory_matrices), one BLAS thread for
+        # the small products (certbound._blas; the kernel raises it for big dense SVDs).
+        matrices = enclose_theory_matrices(
+            theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits), mode, skip_shared=True)
+        for m, enc, _, _ in _single_threaded_iter(matrices):
             if getattr(m, "same_as_layer", None) is not None:  # a shared layer (ALBERT): certified once
                 spectra[(m.layer, m.head if m.type in ("QK", "VO") else None, m.type)] = spectra[
                     (m.same_as_layer, m.head if m.type in ("QK", "VO") else None, m.type)]

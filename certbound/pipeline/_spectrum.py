@@ -23,6 +23,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 from flint import arb
 
+from certbound._blas import single_threaded
 from certbound._version import __version__
 from certbound.ball import DEFAULT_PREC, ball_to_json, float_lower, float_upper, working_precision
 from certbound.checkpoints import MATRIX_TYPES, open_model
@@ -118,7 +119,9 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     [2, 2, 2]
     """
     ps = list(ps)
-    return [_record(m, enc, facs, msgs, ps, include_sigma) for m, enc, facs, msgs in enclose_theory_matrices(ms, mode)]
+    with single_threaded():  # small products and norms: one BLAS thread (the kernel raises it for big SVDs)
+        return [_record(m, enc, facs, msgs, ps, include_sigma)
+                for m, enc, facs, msgs in enclose_theory_matrices(ms, mode)]
 
 
 def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
