@@ -37,6 +37,8 @@ __all__ = [
     "abs_product_norm2_upper",
     "gram_deviation_bound",
     "residual_norm_bound",
+    "CHUNK",
+    "chunked_gamma_length",
 ]
 
 #: Unit roundoff of binary64 with round to nearest.
@@ -195,29 +197,63 @@ def abs_product_norm2_upper(
         return (arb_from_float(ninf) * arb_from_float(n1)).sqrt()
 
 
+#: Chunk length of the chunked products (Lemmas 2.5, 3.1, 3.2 of proofs/enclosure.md):
+#: a length-m dot product evaluated as ⌈m/b⌉ BLAS chunks of ≤ b terms plus a
+#: running sum has the error constant γ_{b+q} instead of γ_m (q chunks).
+CHUNK = 256
+
+
+def _chunk_bounds(k: int) -> list[tuple[int, int]]:
+    return [(i, min(i + CHUNK, k)) for i in range(0, k, CHUNK)]
+
+
+def chunked_gamma_length(k: int) -> int:
+    """Effective length for γ of a chunked length-k dot product (Lemma 2.5): b + q, or k if not chunked.
+
+    >>> chunked_gamma_length(100), chunked_gamma_length(16384)
+    (100, 320)
+    """
+    if k <= 2 * CHUNK:
+        return k
+    return CHUNK + -(-k // CHUNK)
+
+
 def gram_deviation_bound(X: np.ndarray, absX: np.ndarray | None = None) -> arb:
     """Ball whose upper end bounds ``‖XᵀX − I‖₂`` for a float m×r matrix X.
 
-    ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ_m|X|ᵀ|X| + 2mη`` entrywise; ``G − I``
-    is then formed exactly (off-diagonal entries unchanged; diagonal entries
-    in [1/2, 2] subtract exactly by Sterbenz's lemma). Returns +∞ when a
-    diagonal entry falls outside [1/2, 2] (the factor is far from orthonormal
-    and the certificate would fail anyway). Proof: proofs/enclosure.md §3.
+    ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ|X|ᵀ|X| + 4mη`` entrywise, γ = γ_m,
+    or γ_{b+q} when m > 2b and G is accumulated from q row chunks of ≤ b
+    rows (Lemma 2.5); ``G − I`` is then formed exactly (off-diagonal entries
+    unchanged; diagonal entries in [1/2, 2] subtract exactly by Sterbenz's
+    lemma). Returns +∞ when a diagonal entry falls outside [1/2, 2] (the
+    factor is far from orthonormal and the certificate would fail anyway).
+    Proof: proofs/enclosure.md §3, Lemma 3.1.
     """
     X = np.asarray(X, dtype=np.float64)
     m, r = X.shape
     if r == 0:
         return arb(0)
+    k = chunked_gamma_length(m)
     with np.errstate(over="ignore", invalid="ignore"):
-        G = X.T @ X  # numpy calls BLAS syrk for this pattern
+        if k == m:
+            G = X.T @ X  # numpy calls BLAS syrk for this pattern
+        else:
+            G = None
+            for a, b in _chunk_bounds(m):
+                Xc = X[a:b]
+                Gc = Xc.T @ Xc  # syrk on ≤ CHUNK rows
+                if G is None:
+                    G = Gc
+                else:
+                    G += Gc  # running sum: one rounded addition per entry and chunk
     dg = np.diag(G)
     if not np.all((dg >= 0.5) & (dg <= 2.0)):
         return arb.pos_inf()
-    D = G.copy()
+    D = G.copy() if k == m else G
     D[np.diag_indices(r)] -= 1.0  # exact by Sterbenz (1/2 ≤ g_ii ≤ 2)
     with working_precision():
         aX = np.abs(X) if absX is None else absX
-        err = gamma(m) * abs_product_norm2_upper(X.T, None, X, aX.T, aX) + 2 * m * r * arb(ETA)
+        err = gamma(k) * abs_product_norm2_upper(X.T, None, X, aX.T, aX) + 4 * m * r * arb(ETA)
         return norm2_upper(D) + err
 
 
@@ -231,23 +267,46 @@ def residual_norm_bound(
 ) -> arb:
     """Ball whose upper end bounds ``‖W − X diag(s) Yᵀ‖₂`` (all float data).
 
-    Computes ``R̂ = fl(W − fl(X · fl(diag(s) Yᵀ)))`` with one GEMM and bounds
-    ``‖R‖₂ ≤ (1+2u)‖R̂‖₂ + γ_{r+1}‖|X||S||Y|ᵀ‖₂ + (underflow terms)``
-    (proofs/enclosure.md §3, Lemma 3.2).
+    Computes ``V = fl(diag(s) Yᵀ)`` and ``R̂ = fl(W − fl(X V))`` with one
+    GEMM — or, when the inner dimension r exceeds 2·CHUNK, ``R₀ = W``,
+    ``R_c = fl(R_{c−1} − fl(X_c V_c))`` over column chunks of X (leading
+    singular vectors first) — and bounds
+    ``‖R‖₂ ≤ N(R̂) + 2u Σ_c N(R_c) + γ_{b+1}‖|X||S||Y|ᵀ‖₂ + (underflow terms)``
+    with b the chunk length (b = r unchunked: then this is
+    ``(1+2u)N(R̂) + γ_{r+1}…``). Proof: proofs/enclosure.md §3, Lemma 3.2.
     """
     W = np.asarray(W, dtype=np.float64)
     m, n = W.shape
     r = X.shape[1]
     aX = np.abs(X) if absX is None else absX
     aY = np.abs(Y) if absY is None else absY
+    chunked = r > 2 * CHUNK
     with np.errstate(over="ignore", invalid="ignore"):
         V = s[:, None] * Y.T
-        R = X @ V
-        np.subtract(W, R, out=R)  # in place: one m×n array, not two
+        if not chunked:
+            R = X @ V
+            np.subtract(W, R, out=R)  # in place: one m×n array, not two
+            partial = []
+        else:
+            R = W.copy()
+            P = np.empty_like(R)
+            partial = []  # N(R_c) bounds of the intermediate residuals R_1 … R_{q−1}
+            bounds = _chunk_bounds(r)
+            for j, (a, b) in enumerate(bounds):
+                np.matmul(X[:, a:b], V[a:b], out=P)
+                np.subtract(R, P, out=R)
+                if j < len(bounds) - 1:
+                    if not np.isfinite(R).all():
+                        return arb.pos_inf()
+                    partial.append(_sumsq_upper(R).sqrt())
     if not np.isfinite(R).all():
         return arb.pos_inf()
     with working_precision():
-        apriori = gamma(r + 1) * abs_product_norm2_upper(X, s, Y.T, aX, aY.T)
+        b = CHUNK if chunked else r
+        apriori = gamma(b + 1) * abs_product_norm2_upper(X, s, Y.T, aX, aY.T)
         maxrow = float(np.max(aX.sum(axis=1))) if r else 0.0
         under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(m * n).sqrt()
-        return (1 + 2 * arb(_U)) * norm2_upper(R, overwrite=True) + apriori + under
+        inter = arb(0)
+        for x in partial:
+            inter += x
+        return (1 + 2 * arb(_U)) * norm2_upper(R, overwrite=True) + 2 * arb(_U) * inter + apriori + under

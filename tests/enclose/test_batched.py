@@ -188,3 +188,31 @@ def test_auto_dense_falls_back_to_fast_intersected_with_gram():
     slack = 2.0**-28 * (fast.upper - fast.lower)
     assert np.all(auto.lower >= fast.lower - slack) and np.all(auto.upper <= fast.upper + slack)
     assert np.sum(auto.upper - auto.lower) < np.sum(fast.upper - fast.lower)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_chunked_products_bounds_dominate_exact_values(seed, monkeypatch):
+    """Lemmas 2.5/3.1/3.2 with chunks: CHUNK shrunk to 2 so small matrices take the chunked path."""
+    from certbound.ball import float_upper
+    from certbound.enclose import fperror
+
+    monkeypatch.setattr(fperror, "CHUNK", 2)
+    rng = np.random.default_rng(seed)
+    X = np.linalg.qr(rng.standard_normal((11, 7)))[0]
+    Y = np.linalg.qr(rng.standard_normal((9, 7)))[0]
+    s = np.sort(np.abs(rng.standard_normal(7)))[::-1] * 2.0 ** rng.integers(-3, 3)
+    W = (X * s) @ Y.T + 1e-9 * rng.standard_normal((11, 9))
+    assert fperror.chunked_gamma_length(11) == 2 + 6
+    a = float_upper(fperror.gram_deviation_bound(X))
+    e = float_upper(fperror.residual_norm_bound(W, X, s, Y))
+    with mpmath.workprec(320):
+        Xm = mpmath.matrix(X.tolist())
+        assert max(mpmath.svd_r(Xm.T * Xm - mpmath.eye(7), compute_uv=False)) <= a
+        R = mpmath.matrix(W.tolist()) - Xm * mpmath.diag(s.tolist()) * mpmath.matrix(Y.tolist()).T
+        assert max(mpmath.svd_r(R, compute_uv=False)) <= e
+    # and the whole certificate on the chunked path still contains the exact spectrum
+    from certbound.enclose import enclose_singular_values
+    from tests.enclose.reference import mp_singular_values
+
+    enc = enclose_singular_values(W)
+    assert all(contains_value(lo, hi, t) for lo, hi, t in zip(enc.lower, enc.upper, mp_singular_values(W)))
