@@ -102,8 +102,9 @@ def rounded_gram(Ws: np.ndarray, extra_residual: arb | None = None) -> tuple[np.
     is mirrored (each entry is still one rounded dot product of two rows).
 
     Soundness (proofs/enclosure-gram.md §2, Lemma G.1): entrywise
-    ``|Ĝ − WsWsᵀ| ≤ γ_n|Ws||Ws|ᵀ + 2nη`` (Lemma 2.1 of proofs/enclosure.md),
-    so ``‖Ĝ − WsWsᵀ‖₂ ≤ γ_n‖|Ws||Ws|ᵀ‖₂ + 2nmη`` (norm by
+    ``|Ĝ − WsWsᵀ| ≤ γ_k|Ws||Ws|ᵀ + 4nη`` with k = n, or k = b + q when Ĝ is
+    the running sum of q column-chunk SYRKs (Lemmas 2.1, 2.5 of
+    proofs/enclosure.md), so ``‖Ĝ − WsWsᵀ‖₂ ≤ γ_k‖|Ws||Ws|ᵀ‖₂ + 4nmη`` (norm by
     :func:`abs_gram_norm_upper`); and ``‖WWᵀ − WsWsᵀ‖₂ ≤ 2‖Ws‖₂‖Δ‖₂ + ‖Δ‖₂²``.
 
     >>> G, beta = rounded_gram(np.array([[1.0, 2.0, 3.0]]))
@@ -111,12 +112,24 @@ def rounded_gram(Ws: np.ndarray, extra_residual: arb | None = None) -> tuple[np.
     ([[14.0]], True)
     """
     m, n = Ws.shape
+    k = fperror.chunked_gamma_length(n)
     with np.errstate(over="ignore", invalid="ignore"):
-        G = Ws @ Ws.T  # numpy dispatches this pattern to BLAS syrk (symmetric result)
+        if k == n:
+            G = Ws @ Ws.T  # numpy dispatches this pattern to BLAS syrk (symmetric result)
+        else:
+            # Column chunks, running sum (Lemma 2.5): γ_{b+q} instead of γ_n.
+            G = None
+            for a, b in fperror._chunk_bounds(n):
+                Wc = np.ascontiguousarray(Ws[:, a:b])
+                Gc = Wc @ Wc.T
+                if G is None:
+                    G = Gc
+                else:
+                    G += Gc
     if not np.array_equal(G, G.T):
         G = np.tril(G) + np.tril(G, -1).T
     with working_precision():
-        beta = fperror.gamma(n) * abs_gram_norm_upper(Ws) + 2 * n * m * arb(fperror.ETA)
+        beta = fperror.gamma(k) * abs_gram_norm_upper(Ws) + 4 * n * m * arb(fperror.ETA)
         if extra_residual is not None and not extra_residual.upper() == 0:
             d = extra_residual.upper()
             beta = beta + 2 * fperror.norm2_upper(Ws) * d + d * d

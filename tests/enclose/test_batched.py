@@ -216,3 +216,15 @@ def test_chunked_products_bounds_dominate_exact_values(seed, monkeypatch):
 
     enc = enclose_singular_values(W)
     assert all(contains_value(lo, hi, t) for lo, hi, t in zip(enc.lower, enc.upper, mp_singular_values(W)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_chunked_gram_certificate_contains_exact_spectrum(seed, monkeypatch):
+    from certbound.enclose import enclose_singular_values, fperror
+    from tests.enclose.reference import mp_singular_values
+
+    monkeypatch.setattr(fperror, "CHUNK", 2)
+    W = np.random.default_rng(seed).standard_normal((5, 13)) * 2.0 ** (seed * 30 - 30)
+    enc = enclose_singular_values(W, mode="gram")
+    assert enc.mode == "gram"
+    assert all(contains_value(lo, hi, t) for lo, hi, t in zip(enc.lower, enc.upper, mp_singular_values(W)))
