@@ -12,16 +12,18 @@ proved to contain it (``proofs/demo-task.md`` §2), fast enough for n = 10⁶:
    exponentials and the value vectors are computed once, in Arb (python-flint,
    rigorous ``exp``), for each (t, s). Softmax is invariant under a common
    shift of the logits, so the exponentials are of ℓ − c for one constant c.
-2. **Sums** Each table entry is rounded outward to an
-   integer multiple of 2^−F. For a sample with symbols s_t, the softmax
-   numerator Σ_t e^{ℓ_{t,s_t}−c} v_{t,s_t} and denominator Σ_t e^{ℓ_{t,s_t}−c}
-   are then base + S·Δ with S the 0/1 symbol matrix: one BLAS product of
-   integer-valued floats whose partial sums all stay below 2^53, hence exact
-   in any summation order.
+2. **Sums as one product with an a-priori error bound.** Each table entry is
+   rounded outward to floats [lo, hi]. For a sample with symbols s_t, the
+   softmax numerator Σ_t e^{ℓ_{t,s_t}−c} u_{t,s_t} (u = x̄ W_V, so the value
+   vector is u W_O) and denominator Σ_t e^{ℓ_{t,s_t}−c} are sums of the table
+   rows selected by the nonnegative 0/1 matrix [1, 1 − S, S]; selecting the
+   lo (hi) rows bounds them from below (above). These are BLAS products,
+   padded by the inner-product error bound γ_k·Σ|·| + kη (external-facts §FP3).
 3. **The rest in outward-rounded interval arithmetic.** Row 0 only (L = 1: the
-   readout reads nothing else): quotient, Π, ReLU, the feed-forward matrices, Π,
-   readout — each IEEE operation (+, −, ×, ÷, √, correctly rounded to nearest)
-   followed by ``nextafter`` away from the interval, so the exact real result
+   readout reads nothing else): quotient, ·W_O, Π, ReLU, the feed-forward
+   matrices, Π, readout — every IEEE operation (+, −, ×, ÷, √, correctly
+   rounded to nearest) is followed by an outward step past the neighbouring
+   float, and every matrix product by the §FP3 pad, so the exact real result
    stays inside.
 
 Only one-block models (L = 1) are handled; for deeper ones the enclosure of
@@ -55,7 +57,7 @@ from certbound.models.task import SparseMajorityTask
 __all__ = ["OutputEnclosure", "AttentionTables", "attention_tables", "enclose_outputs",
            "check_round_to_nearest"]
 
-_PREC = 128  # bits for the Arb table (far more than the 2^-F fixed point needs)
+_PREC = 128  # bits for the Arb table (its balls are then rounded outward to float64)
 
 
 def check_round_to_nearest() -> None:
