@@ -332,6 +332,11 @@ ARCHITECTURES: dict[str, ArchitectureSpec] = {
              "M_up": "layers.{layer}.block_sparse_moe.experts.{expert}.w3.weight",
              "M_down": "layers.{layer}.block_sparse_moe.experts.{expert}.w2.weight"},
             experts_keys=("num_local_experts",), class_names=("Mixtral",), configure=_configure_mixtral,
+            # transformers 5 module names (a torch.save of its state_dict): all experts stacked in one
+            # tensor, gate rows first (`chunk(2)`); `name[{expert}]` reads expert e's slice
+            alternatives=({**_attn(*(f"layers.{{layer}}.self_attn.{p}_proj.weight" for p in "qkvo")),
+                           "M_gate_up": "layers.{layer}.mlp.experts.gate_up_proj[{expert}]",
+                           "M_down": "layers.{layer}.mlp.experts.down_proj[{expert}]"},),
             **_LLAMA_KEYS,
         ),
         ArchitectureSpec(
@@ -957,11 +962,11 @@ def _language_model_config(config: dict[str, Any]) -> tuple[dict[str, Any], tupl
 
 
 def _choose_alternative(ck: Checkpoint, spec: ArchitectureSpec, templates: dict[str, str]) -> dict[str, str]:
-    """The first of a spec's name sets whose layer-0 query tensor is in the checkpoint."""
+    """The first of a spec's name sets whose every layer-0 tensor is in the checkpoint (by name suffix)."""
+    names = ck.names()
     for t in (templates, *spec.alternatives):
-        role = "W_QKV" if "W_QKV" in t else "W_Q"
-        suffix = t[role].format(layer=0, group=0, expert=0)
-        if any(n.endswith(suffix) for n in ck.names()):
+        suffixes = [v.format(layer=0, group=0, expert=0).split("[")[0] for v in t.values()]
+        if all(any(n.endswith(x) for n in names) for x in suffixes):
             return dict(t)
     return dict(templates)
 

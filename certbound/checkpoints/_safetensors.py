@@ -143,26 +143,32 @@ class SafetensorsFile:
             self._mm = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
         return self._mm
 
-    def get_float64(self, name: str) -> np.ndarray:
-        """The tensor as a new float64 array, converted exactly.
+    def get_float64(self, name: str, index: int | None = None) -> np.ndarray:
+        """The tensor (or, with ``index``, its slice ``[index]`` along the first axis) as new float64, exactly.
 
-        Raises ``ValueError`` (naming file and tensor) for a non-float dtype.
+        Only the slice's bytes are read. Raises ``ValueError`` (naming file and
+        tensor) for a non-float dtype or an index out of range.
         """
         info = self._infos[name]
         if info.dtype not in FLOAT_DTYPES:
             raise ValueError(f"{self.path}: tensor {name!r} has unsupported dtype {info.dtype} "
                              f"(supported: {', '.join(FLOAT_DTYPES)})")
         mm = self._map()
-        count = info.end - info.begin
         np_dtype = np.dtype(FLOAT_DTYPES[info.dtype])
-        raw = np.frombuffer(mm, dtype=np_dtype, count=count // np_dtype.itemsize, offset=info.begin)
+        begin, end, shape = info.begin, info.end, tuple(info.shape)
+        if index is not None:
+            if not (len(shape) >= 1 and 0 <= index < shape[0]):
+                raise ValueError(f"{self.path}: tensor {name!r} of shape {list(shape)} has no slice {index}")
+            step = (end - begin) // shape[0]
+            begin, end, shape = begin + index * step, begin + (index + 1) * step, shape[1:]
+        raw = np.frombuffer(mm, dtype=np_dtype, count=(end - begin) // np_dtype.itemsize, offset=begin)
         if info.dtype == "BF16":
             out = bf16_bits_to_float64(raw)
         else:
             out = raw.astype(np.float64)  # a copy: no reference into the map survives
         del raw
-        self._release(info.begin, info.end)
-        return out.reshape(info.shape)
+        self._release(begin, end)
+        return out.reshape(shape)
 
     def _release(self, begin: int, end: int) -> None:
         """Drop the mapped pages of ``[begin, end)`` from this process's resident set.

@@ -59,12 +59,26 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 @dataclass
 class _Entry:
-    """Where a tensor lives and how to get it (backend-specific loader)."""
+    """Where a tensor lives and how to get it (backend-specific loader; ``load_index``: one first-axis slice)."""
 
     file: str
     shape: tuple[int, ...]
     dtype: str
     load: Callable[[], np.ndarray] = field(repr=False)
+    load_index: Callable[[int], np.ndarray] | None = field(default=None, repr=False)
+
+
+def _split_index(name: str) -> tuple[str, int] | None:
+    """``("base", i)`` for a slice name ``"base[i]"``, else None.
+
+    >>> _split_index("layers.0.mlp.experts.down_proj[3]"), _split_index("w")
+    (('layers.0.mlp.experts.down_proj', 3), None)
+    """
+    if name.endswith("]") and "[" in name:
+        base, _, idx = name[:-1].rpartition("[")
+        if idx.isdigit():
+            return base, int(idx)
+    return None
 
 
 class Checkpoint:
@@ -98,7 +112,10 @@ class Checkpoint:
         return list(self._entries)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        if name in self._entries:
+            return True
+        split = _split_index(name) if isinstance(name, str) else None
+        return split is not None and split[0] in self._entries and 0 <= split[1] < self._entries[split[0]].shape[0]
 
     def _entry(self, name: str) -> _Entry:
         try:
@@ -106,31 +123,51 @@ class Checkpoint:
         except KeyError:
             raise ValueError(f"{self.path}: tensor {name!r} is missing from the checkpoint") from None
 
+    def _resolve(self, name: str) -> tuple[_Entry, int | None]:
+        """The entry of ``name``, or of ``base`` with the index for ``base[i]`` (slice i of a stacked tensor)."""
+        if name not in self._entries:
+            split = _split_index(name)
+            if split is not None and split[0] in self._entries:
+                e = self._entries[split[0]]
+                if not (len(e.shape) >= 2 and 0 <= split[1] < e.shape[0]):
+                    raise ValueError(f"{e.file}: tensor {split[0]!r} of shape {list(e.shape)} has no slice {split[1]}")
+                return e, split[1]
+        return self._entry(name), None
+
     def shape(self, name: str) -> tuple[int, ...]:
-        """Shape from metadata (no data read)."""
-        return self._entry(name).shape
+        """Shape from metadata (no data read); ``base[i]``: the shape of slice i."""
+        e, i = self._resolve(name)
+        return e.shape if i is None else e.shape[1:]
 
     def dtype(self, name: str) -> str:
         """Storage dtype as a safetensors-style string (``"F32"``, ``"BF16"``…)."""
-        return self._entry(name).dtype
+        return self._resolve(name)[0].dtype
 
     def file_of(self, name: str) -> str:
         """The file holding the tensor (for error messages)."""
-        return self._entry(name).file
+        return self._resolve(name)[0].file
 
     def get(self, name: str, *, require_finite: bool = True) -> np.ndarray:
         """The tensor as a new float64 array (exact conversion).
 
+        ``base[i]`` names slice i (along the first axis) of a stacked tensor,
+        e.g. one expert of transformers 5's ``experts.gate_up_proj`` (E, 2F, N);
+        only that slice is read where the format allows (safetensors).
         Raises ``ValueError`` naming the file and tensor if it is missing, has a
         non-float dtype, or (``require_finite``) holds NaN or ±Inf.
         """
-        e = self._entry(name)
+        e, index = self._resolve(name)
         if e.dtype not in FLOAT_DTYPES:
             raise ValueError(f"{e.file}: tensor {name!r} has unsupported dtype {e.dtype} "
                              f"(supported: {', '.join(FLOAT_DTYPES)})")
-        a = e.load()
-        if tuple(a.shape) != e.shape:  # defensive: metadata and data disagree
-            raise ValueError(f"{e.file}: tensor {name!r} has shape {list(a.shape)}, metadata says {list(e.shape)}")
+        if index is None:
+            a = e.load()
+            want = e.shape
+        else:
+            a = e.load_index(index) if e.load_index is not None else np.array(e.load()[index])
+            want = e.shape[1:]
+        if tuple(a.shape) != want:  # defensive: metadata and data disagree
+            raise ValueError(f"{e.file}: tensor {name!r} has shape {list(a.shape)}, metadata says {list(want)}")
         if require_finite:
             bad = int(a.size - np.count_nonzero(np.isfinite(a)))
             if bad:
@@ -167,7 +204,8 @@ def _safetensors_entries(files: list[str], closers: list[Callable[[], None]]) ->
             if name in entries:
                 raise ValueError(f"{fp}: tensor {name!r} also appears in {entries[name].file}")
             info = st.info(name)
-            entries[name] = _Entry(fp, info.shape, info.dtype, lambda st=st, n=name: st.get_float64(n))
+            entries[name] = _Entry(fp, info.shape, info.dtype, lambda st=st, n=name: st.get_float64(n),
+                                   lambda i, st=st, n=name: st.get_float64(n, index=i))
     return entries
 
 
@@ -237,7 +275,10 @@ def _torch_entries(files: list[str]) -> dict[str, _Entry]:
                 # bf16/f16/f32 → f64 is exact in torch as in numpy.
                 return t.detach().to(torch.float64).contiguous().numpy().copy()
 
-            entries[name] = _Entry(fp, tuple(int(s) for s in t.shape), dt, load)
+            def load_index(i: int, t: Any = t) -> np.ndarray:
+                return t[i].detach().to(torch.float64).contiguous().numpy().copy()
+
+            entries[name] = _Entry(fp, tuple(int(s) for s in t.shape), dt, load, load_index)
     return entries
 
 

@@ -433,3 +433,38 @@ def test_multimodal_gemma3_certifies_its_language_model(tmp_path):
     assert np.array_equal(qk[3].factors[0], wq[:, 48:64])
     down = [m for m in theory_matrices(ck, layout=lay, types=("M_down",), layers=[0])][0]
     assert np.array_equal(down.dense, lm.layers[0].mlp.down_proj.weight.detach().double().numpy().T)
+
+
+@pytest.mark.parametrize("fmt", ["safetensors", "bin"])
+def test_mixtral_transformers5_stacked_expert_tensors(tmp_path, fmt):
+    """A state_dict with transformers-5 names: experts.gate_up_proj (E, 2F, N), experts.down_proj (E, N, F)."""
+    from safetensors.torch import save_file
+
+    from tests.checkpoints.test_transformers_architectures import CASES
+
+    model = transformers.AutoModel.from_config(CASES["mixtral"].config(), experts_implementation="eager")
+    sd = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
+    assert "layers.0.mlp.experts.gate_up_proj" in sd
+    if fmt == "bin":
+        torch.save(sd, tmp_path / "pytorch_model.bin")
+    else:
+        save_file(sd, str(tmp_path / "model.safetensors"))
+    model.config.to_json_file(tmp_path / "config.json")
+    ck, lay = open_model(tmp_path)
+    ex = model.layers[0].mlp.experts
+    F = ex.intermediate_dim
+    got = {(m.type, m.expert): m.dense for m in theory_matrices(ck, layout=lay, layers=[0])
+           if m.expert is not None}
+    assert {e for _, e in got} == {0, 1, 2}
+    for e in range(3):
+        gu = ex.gate_up_proj[e].detach().double().numpy()
+        assert np.array_equal(got[("M_gate", e)], gu[:F].T) and np.array_equal(got[("M_up", e)], gu[F:].T)
+        assert np.array_equal(got[("M_down", e)], ex.down_proj[e].detach().double().numpy().T)
+    x = torch.randn(5, lay.hidden_size, dtype=torch.float64)
+    ex64 = ex.to(torch.float64)
+    with torch.no_grad():
+        want = ex64(x, torch.full((5, 1), 1), torch.ones(5, 1, dtype=torch.float64)).numpy()
+    X = x.numpy()
+    ref = (torch.nn.functional.silu(torch.from_numpy(X @ got[("M_gate", 1)])).numpy() * (X @ got[("M_up", 1)])
+           ) @ got[("M_down", 1)]
+    np.testing.assert_allclose(ref, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
