@@ -171,6 +171,17 @@ Proof.
   field. lra.
 Qed.
 
+(** Lemma 6.1b(c): the octaves [|j| <= K] (their fine and coarse levels)
+    carry exactly [1 - 4/(3(K+2))]. *)
+Theorem light_spectral_partial_mass : forall (nu K : nat), (1 <= nu)%nat ->
+  lsum (map (fun j => INR nu * (prior1 j / (2 * INR nu)) + prior1 j / 2) (zrange K))
+  = 1 - 4 / (3 * (INR K + 2)).
+Proof.
+  intros nu K Hnu.
+  rewrite (map_ext _ prior1) by (intros j; apply light_spectral_octave_mass; exact Hnu).
+  rewrite <- prior_mass_list. apply prior_mass_closed_form.
+Qed.
+
 (** ** Lemma 6.2 (grid rounding): [k = ceil(nu log2(x/x0))] gives
     [x <= x0 2^(k/nu) < 2^(1/nu) x]. *)
 Definition pow2 (y : R) : R := exp (y * ln 2).
