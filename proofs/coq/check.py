@@ -28,7 +28,7 @@ FORBIDDEN = re.compile(
     r"\b(Admitted|admit|Axiom|Axioms|Parameter|Parameters|Conjecture|give_up|bypass_check"
     r"|Guard\s+Checking|Positivity\s+Checking|Universe\s+Checking)\b"
 )
-STATEMENT = re.compile(r"^\s*(?:Theorem|Lemma|Corollary|Proposition|Fact|Remark)\s+([A-Za-z_][A-Za-z0-9_']*)", re.M)
+STATEMENT = re.compile(r"^\s*(?:Theorem|Lemma|Corollary|Proposition|Fact|Remark|Property|Example)\s+([A-Za-z_][A-Za-z0-9_']*)", re.M)
 
 
 def strip_comments(text: str) -> str:
