@@ -33,6 +33,7 @@ import math
 import os
 import re
 import time
+import warnings
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from types import SimpleNamespace
@@ -638,12 +639,53 @@ def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | No
         ck.close()
 
 
+def unused_weight_matrices(ck: Any, layout: Any) -> tuple[list[str], list[str]]:
+    """Stored matrices (tensors with ≥ 2 axes) that the layout's theory matrices do not use.
+
+    Returns ``(inside, outside)``: names inside a layer block of the layout
+    (``…layer.<i>.…`` of any stack — an adapter, an extra projection, a layer
+    the mapping does not know: the bounded network does not contain them) and
+    names outside every layer block (embeddings, pooler, heads: dropped by the
+    Π-surrogate by design). Issue 12 item 6: weights beyond what is certified
+    are named, never silently ignored.
+
+    >>> from certbound.checkpoints import open_model
+    >>> from certbound.models import demo_checkpoint_path
+    >>> ck, lay = open_model(str(demo_checkpoint_path()))
+    >>> unused_weight_matrices(ck, lay)
+    ([], [])
+    >>> ck.close()
+    """
+    used: set[str] = set()
+    blocks: set[str] = set()
+    for layer in range(layout.num_layers):
+        st, _ = layout.stack_of(layer)
+        for role, template in st.templates.items():
+            experts = range(st.num_experts) if st.num_experts and "{expert}" in template else [None]
+            for e in experts:
+                used.add(layout.tensor_name(role, layer, e))
+            if "{layer}" in template:
+                blocks.add(layout.prefix + template[: template.index("{layer}")])
+    inside, outside = [], []
+    for name in ck.names():
+        if name in used or len(ck.shape(name)) < 2:
+            continue  # certified, or a vector (bias, LayerNorm scale): dropped by the surrogate by design
+        in_block = any(name.startswith(b) and re.match(r"\d+\.", name[len(b):]) for b in blocks)
+        (inside if in_block else outside).append(name)
+    return inside, outside
+
+
 def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction | float,
                        settings: BoundSettings, *, progress: ProgressSpec = None) -> tuple[Any, str, Any, float]:
     """:func:`certified_bound` of an opened checkpoint and its layout (``n``, ``delta`` already checked)."""
     s = settings
     # gated FFNs, experts, cross-attention: outside the theorems (proofs/architectures.md §4), refused up front
     coverage = require_theory_coverage(layout, path)
+    unused_inside, unused_outside = unused_weight_matrices(ck, layout)
+    if unused_inside:
+        warnings.warn(f"{path}: {len(unused_inside)} stored matrices inside the layers are not part of the "
+                      f"bounded network (the bound does not cover them): {', '.join(unused_inside[:8])}"
+                      + (" …" if len(unused_inside) > 8 else ""), UserWarning, stacklevel=2)
     t0 = time.perf_counter()
     scale_logits = s.logit_scale
     cfg = dict(ck.config or {})
@@ -706,6 +748,12 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                            "digest and its records digest were checked against this model)" if s.spectra else
                            "certified from the checkpoint's weights in this run"),
         "fixed_before_data": _fixed_before_data(s, spec, common),
+        "weights_not_in_the_network": {
+            "inside_layers": unused_inside,
+            "outside_layers": unused_outside,
+            "note": "stored matrices the bounded network does not contain (vectors such as biases and LayerNorm "
+                    "scales are dropped by the surrogate and not listed); inside_layers should be empty",
+        },
         "choosing_among_runs": ("the fixed_before_data values must be chosen before seeing the sample: reporting the "
                                 "best of several runs over them invalidates delta (it then needs a union bound "
                                 "over the runs)"),

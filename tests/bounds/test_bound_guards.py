@@ -146,3 +146,40 @@ def test_surrogate_says_attention_masks_are_dropped(tmp_path):
     res, _, _, _ = certified_bound(model, 10**9, "0.1")
     net = res.assumptions["network"]
     assert "attention masks" in net and "causal" in net and "padding" in net
+
+
+# -- item 6: stored matrices the bounded network does not contain are named ---------------------------------
+
+
+def _with_extra_tensors(d):
+    import os
+
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    path = os.path.join(d, "model.safetensors")
+    w = load_file(path)
+    w["encoder.layer.0.adapter.down.weight"] = np.ones((4, 8), dtype=np.float32)  # inside a layer: not bounded
+    w["pooler.dense.weight"] = np.eye(8, dtype=np.float32)  # outside the layers: dropped by design
+    w["encoder.layer.0.attention.self.query.bias"] = np.zeros(8, dtype=np.float32)  # a vector: not listed
+    save_file(w, path)
+    return d
+
+
+def test_unused_matrices_inside_layers_are_warned_and_stated(tmp_path):
+    model = _with_extra_tensors(_tiny_bert(str(tmp_path)))
+    with pytest.warns(UserWarning, match="encoder.layer.0.adapter.down.weight"):
+        res, _, _, _ = certified_bound(model, 10**9, "0.1")
+    unused = res.assumptions["weights_not_in_the_network"]
+    assert unused["inside_layers"] == ["encoder.layer.0.adapter.down.weight"]
+    assert unused["outside_layers"] == ["pooler.dense.weight"]
+
+
+def test_a_plain_checkpoint_has_no_unused_matrices(tmp_path):
+    import warnings
+
+    model = _tiny_bert(str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        res, _, _, _ = certified_bound(model, 10**9, "0.1")
+    assert res.assumptions["weights_not_in_the_network"]["inside_layers"] == []
