@@ -663,7 +663,8 @@ def unused_weight_matrices(ck: Any, layout: Any) -> tuple[list[str], list[str]]:
         for role, template in st.templates.items():
             experts = range(st.num_experts) if st.num_experts and "{expert}" in template else [None]
             for e in experts:
-                used.add(layout.tensor_name(role, layer, e))
+                name = layout.tensor_name(role, layer, e)
+                used.add(name.split("[")[0])  # "base[i]": a first-axis slice of a stacked tensor
             if "{layer}" in template:
                 blocks.add(layout.prefix + template[: template.index("{layer}")])
     inside, outside = [], []
