@@ -17,17 +17,13 @@ import time
 from typing import Any, Sequence
 
 from certbound.ball import ball_to_json, decimal_lower, decimal_upper, float_upper
-from certbound.bounds.proxies import VARIANTS, paper_proxies, prefix_layers, random_init_quantities
+from certbound.bounds.proxies import VARIANTS, paper_proxies
+from certbound.pipeline import MINIATURE_L, MINIATURE_N, run_sweep
 
 NAME = "sweep"
 HELP = "proxies over several checkpoints + random-init Miniature grid: scaling tables and the paper's figures"
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "run_sweep", "claims_check", "MINIATURE_L", "MINIATURE_N"]
-
-#: The BERT Miniatures grid of the paper's Section 6.
-MINIATURE_L = (2, 4, 6, 8, 10, 12)
-MINIATURE_N = (128, 256, 512, 768)
-
 
 def _int_list(text: str) -> list[int]:
     try:
@@ -72,66 +68,6 @@ def _run_entry(run: Any) -> dict[str, Any]:
             for v, r in run.results.items()
         },
     }
-
-
-def run_sweep(
-    models: Sequence[str],
-    *,
-    random_grid: bool = True,
-    grid_L: Sequence[int] = MINIATURE_L,
-    grid_N: Sequence[int] = MINIATURE_N,
-    seed: int = 0,
-    prefix: bool = True,
-    mode: str = "fast",
-    log: Any = None,
-    progress: Any = None,
-) -> list[Any]:
-    """Certified proxies (both variants) of every requested model; returns ``ModelRun``s.
-
-    The random-init control draws one ``max(grid_L)``-layer model per width
-    (seed ``seed + N``) and uses its first L layers for each depth L. Trained
-    models get every c(p) exactly; prefix and random-init runs use the pruned
-    grid (``exact_grid=False``: same certified minimum and p*, cheap brackets
-    for grid points that cannot be the minimiser).
-    """
-    from certbound.pipeline import model_quantities
-    from certbound.report.figures import ModelRun
-
-    def say(msg: str) -> None:
-        if log is not None:
-            print(msg, file=log, flush=True)
-
-    runs: list[ModelRun] = []
-    for spec in models:
-        t = time.perf_counter()
-        info, qs = model_quantities(spec, mode=mode, progress=progress)
-        name = os.path.basename(os.path.normpath(os.fspath(spec)))
-        L = info["num_layers"]
-        trained = ModelRun(name, "trained", {v: paper_proxies(qs, v) for v in VARIANTS}, qs,
-                           note=f"trained checkpoint ({info.get('architecture')})")
-        runs.append(trained)
-        if prefix:
-            for k in range(1, L):
-                sub = prefix_layers(qs, k)
-                runs.append(ModelRun(f"{name}[0..{k - 1}]", "prefix",
-                                     {v: paper_proxies(sub, v, exact_grid=False) for v in VARIANTS},
-                                     sub, note=f"prefix of {name}"))
-            # the full depth closes the prefix curve (it is the trained model itself)
-            runs.append(ModelRun(f"{name}[0..{L - 1}]", "prefix", trained.results, qs, note=f"prefix of {name}"))
-        say(f"  {name}: L={L}, N={info['hidden_size']} in {time.perf_counter() - t:.1f} s")
-    if random_grid:
-        depth = max(grid_L)
-        for N in grid_N:
-            t = time.perf_counter()
-            say(f"  random-init N={N} (L up to {depth}): certifying ...")
-            qs = random_init_quantities(depth, N, seed=seed + N, mode=mode)
-            for L in sorted(grid_L):
-                sub = prefix_layers(qs, L)
-                runs.append(ModelRun(f"random L={L} N={N}", "random-init",
-                                     {v: paper_proxies(sub, v, exact_grid=False) for v in VARIANTS}, sub,
-                                     note=f"untrained N(0, 0.02^2), first {L} of {depth} layers, seed {seed + N}"))
-            say(f"  random-init N={N} (L up to {depth}) in {time.perf_counter() - t:.1f} s")
-    return runs
 
 
 def _growth(runs: Sequence[Any], proxy: str, variant: str, key: str, kind: str) -> list[tuple[str, float, float]]:

@@ -30,6 +30,7 @@ from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonv
 from certbound.pipeline._progress import ProgressCallback, TerminalProgress, progress_reporter
 from certbound.pipeline._proxies import model_quantities
 from certbound.pipeline._resolve import resolve_model, resolve_packaged_name
+from certbound.pipeline._sweep import MINIATURE_L, MINIATURE_N, run_sweep
 from certbound.pipeline._spectrum import (
     SpectrumRun,
     certify_theory_matrix,
@@ -67,6 +68,9 @@ __all__ = [
     "scaled_enclosure",
     "weights_digest",
     "model_quantities",
+    "run_sweep",
+    "MINIATURE_L",
+    "MINIATURE_N",
     "run_demo",
     "DemoResult",
     "NonVacuity",
