@@ -26,6 +26,7 @@ from certbound.pipeline._bound import (
 from certbound.pipeline._hub import hub_cache_dir, resolve_hub_id
 from certbound.pipeline._model import SPECTRUM_MODES, Model, open_model, parse_schatten_indices
 from certbound.pipeline._results import BoundResult, MatrixSpectrum, ProxiesReport, SpectrumReport, bound_latex
+from certbound.pipeline._covering import covering_report
 from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonvacuous_sample_size, run_demo
 from certbound.pipeline._progress import ProgressCallback, TerminalProgress, progress_reporter
 from certbound.pipeline._proxies import model_quantities
@@ -69,6 +70,7 @@ __all__ = [
     "weights_digest",
     "model_quantities",
     "run_sweep",
+    "covering_report",
     "MINIATURE_L",
     "MINIATURE_N",
     "run_demo",
