@@ -38,7 +38,7 @@ from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
 from certbound.pipeline._progress import ProgressSpec
 from certbound.pipeline._proxies import model_quantities_of
 from certbound.pipeline._results import BoundResult, ProxiesReport, SpectrumReport
-from certbound.pipeline._spectrum import spectrum_report_of
+from certbound.pipeline._spectrum import spectrum_run_of
 
 __all__ = ["Model", "open_model", "parse_schatten_indices", "SPECTRUM_MODES"]
 
@@ -166,7 +166,8 @@ class Model:
     # ------------------------------------------------------------ pipeline
     def spectra(self, mode: str = "auto", *, jobs: int = 1, layers: Sequence[int] | None = None,
                 p: str | Sequence[Any] = ("0.5", "1", "2"), raw: bool = False, scale_logits: bool = False,
-                include_sigma: bool = True, progress: ProgressSpec = None) -> SpectrumReport:
+                include_sigma: bool = True, progress: ProgressSpec = None,
+                dask: str | None = None) -> SpectrumReport:
         """Certified spectra of every theory matrix (``certbound spectrum``).
 
         Parameters
@@ -174,7 +175,8 @@ class Model:
         mode : {"auto", "fast", "tight", "arb", "gram"}
             Certificate mode of the singular-value kernel (default ``"auto"``, as the CLI).
         jobs : int
-            Worker processes (1: in this process).
+            Worker processes (1: in this process). Workers reopen the checkpoint from its path,
+            so an in-memory model runs with one job.
         layers : sequence of int, optional
             Only these layers (0-based).
         p : str or sequence
@@ -187,6 +189,8 @@ class Model:
             Keep every σᵢ (``False``: norms and S_p only; faster).
         progress
             ``None`` (silent), ``True`` (a bar on a terminal) or a callback ``(done, total, label)``.
+        dask : str, optional
+            A Dask scheduler address or ``"local"`` (``certbound spectrum --dask``; the ``dask`` extra).
 
         Examples
         --------
@@ -207,8 +211,9 @@ class Model:
             if bad:
                 raise ValueError(f"{self.name}: layers {bad} out of range (layers 0..{self.layout.num_layers - 1})")
         with self.open() as (ck, layout):
-            doc = spectrum_report_of(ck, layout, self.name, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
-                                     layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress)
+            run = spectrum_run_of(ck, layout, self.name, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
+                                  layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress, dask=dask)
+            doc = run.report()
         return SpectrumReport(doc)
 
     def bound(self, n: Any, delta: Any, settings: BoundSettings | None = None, *, progress: ProgressSpec = None,

@@ -225,3 +225,12 @@ def test_audit_is_callable_and_returns_a_report():
     from certbound.audit import load_claims  # the package is still the package
 
     assert callable(load_claims)
+
+
+def test_jobs_on_disk_equal_one_job_and_memory_needs_one_job(bert, bert_dir):
+    m = certbound.open_model(str(bert_dir))
+    one = m.spectra(layers=[1]).to_json()
+    two = m.spectra(layers=[1], jobs=2).to_json()
+    assert one["matrices"] == two["matrices"] and one["weights_sha256"] == two["weights_sha256"]
+    with pytest.raises(ValueError, match="one job"):
+        certbound.open_model(bert).spectra(jobs=2)
