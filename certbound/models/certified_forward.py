@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 from flint import arb, ctx
 
+from certbound.ball import check_float_environment
 from certbound.models.network import PiTransformer
 from certbound.models.task import SparseMajorityTask
 
@@ -62,6 +63,9 @@ _PREC = 128  # bits for the Arb table (its balls are then rounded outward to flo
 
 def check_round_to_nearest() -> None:
     """Raise if numpy float64 arithmetic does not round to nearest (every enclosure below assumes it).
+
+    :func:`enclose_outputs` calls :func:`certbound.ball.check_float_environment`, which also
+    checks gradual underflow (no FTZ/DAZ); this probe is kept for the tests of the outward steps.
 
     >>> check_round_to_nearest()
     """
@@ -263,7 +267,16 @@ def enclose_outputs(net: PiTransformer, task: SparseMajorityTask, symbols: np.nd
         raise ValueError(f"symbols must have shape (n, {task.seq_len - 1}), got {symbols.shape}")
     if symbols.size and not np.all((symbols == 0) | (symbols == 1)):
         raise ValueError("symbols must be 0 or 1")
-    check_round_to_nearest()
+    # round to nearest AND gradual underflow (the outward steps _dn/_up and the η terms need both; an MXCSR
+    # FTZ/DAZ mode would make _dn(0) = 0 while a tiny negative exact value was flushed to 0)
+    check_float_environment()
+    with np.errstate(all="ignore"):  # overflow/NaN are detected below; a caller's seterr must not abort midway
+        return _enclose(net, task, symbols, tables)
+
+
+def _enclose(net: PiTransformer, task: SparseMajorityTask, symbols: np.ndarray,
+             tables: list[AttentionTables] | None) -> OutputEnclosure:
+    cfg = net.config
     if tables is None:
         tables = [attention_tables(net, task, h) for h in range(cfg.n_heads)]
     N = cfg.d_model

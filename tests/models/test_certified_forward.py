@@ -98,3 +98,55 @@ def test_outward_steps_pass_the_neighbouring_floats(x):
     a = np.array([x])
     with np.errstate(over="ignore"):  # near the largest float the step may overflow to ±inf: still a bound
         assert _dn(a)[0] <= np.nextafter(x, -np.inf) and _up(a)[0] >= np.nextafter(x, np.inf)
+
+
+def test_enclosure_refuses_a_flush_to_zero_environment(monkeypatch):
+    # The outward steps need gradual underflow as well as round to nearest (demo-task §2): under FTZ/DAZ,
+    # _dn(0) = 0 although a tiny negative exact value may have been flushed to 0. The rounding-only probe
+    # cannot see this, so the enclosure must run the full environment check (simulated failure here).
+    import certbound.ball as ball
+
+    task = SparseMajorityTask(seq_len=4, n_relevant=1, seed=0)
+    cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=1, d_head=1, seq_len=4)
+    net = PiTransformer.random(cfg, seed=3)
+    symbols, _ = task.symbols_and_labels(3, stream=1)
+    monkeypatch.setattr(ball, "_float_environment_problems",
+                        lambda: ["subnormal results are flushed to zero (FTZ)"])
+    with pytest.raises(ball.FloatEnvironmentError, match="FTZ"):
+        enclose_outputs(net, task, symbols)
+
+
+def test_enclosure_ignores_the_callers_numpy_error_mode():
+    # tiny weights make intermediate results subnormal; np.seterr(all="raise") must not abort the certificate
+    task = SparseMajorityTask(seq_len=4, n_relevant=1, seed=0)
+    cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=1, d_head=1, seq_len=4, ffn_kind="two",
+                              d_ff=2)
+    net = PiTransformer.random(cfg, seed=3)
+    net.params["blocks.0.ffn.M_out"] = net.params["blocks.0.ffn.M_out"] * 1e-300
+    symbols, _ = task.symbols_and_labels(3, stream=1)
+    with np.errstate(all="raise"):
+        enc = enclose_outputs(net, task, symbols)
+    f = net.forward(task.embed(symbols))
+    assert np.all(enc.lower <= f) and np.all(f <= enc.upper)
+
+
+@pytest.mark.parametrize("scales", [(1e-300, 1.0, 1e3), (1e3, 1e-160, 1.0), (10.0, 100.0, 1e-20)])
+def test_enclosure_contains_the_exact_output_at_extreme_weight_scales(scales):
+    # per-tensor scales from subnormal products to softmax logits of ~1e3 (most exponentials underflow):
+    # the outward steps' η terms and the Arb exponentials must still keep the exact value inside
+    task = SparseMajorityTask(seq_len=5, n_relevant=1, seed=2)
+    cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=2, d_head=1, seq_len=5, ffn_kind="two",
+                              d_ff=3, residual=True, readout_norm=2.0)
+    net = PiTransformer.random(cfg, seed=11)
+    att, ffn, val = scales
+    for name in ("blocks.0.attn.W_Q", "blocks.0.attn.W_K"):
+        net.params[name] = net.params[name] * np.sqrt(att)
+    net.params["blocks.0.attn.W_V"] = net.params["blocks.0.attn.W_V"] * val
+    net.params["blocks.0.ffn.M_in"] = net.params["blocks.0.ffn.M_in"] * ffn
+    symbols, _ = task.symbols_and_labels(4, stream=3)
+    enc = enclose_outputs(net, task, symbols)
+    X = task.embed(symbols)
+    with mpmath.workprec(400):
+        for i in range(len(symbols)):
+            ref = _mp_forward(net, X[i])
+            assert mpmath.mpf(float(enc.lower[i])) <= ref <= mpmath.mpf(float(enc.upper[i])), i
