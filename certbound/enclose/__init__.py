@@ -4,7 +4,7 @@ Pure functions, no I/O, no torch: float arrays in, Arb balls out. Proofs in
 ``proofs/enclosure.md`` (and ``proofs/enclosure-tight.md`` for tight mode).
 """
 
-from certbound.enclose.product import enclose_singular_values_of_product
+from certbound.enclose.product import enclose_singular_values_of_product, enclose_singular_values_of_products
 from certbound.enclose.quantities import (
     frobenius_norm,
     norm_11,
@@ -53,6 +53,7 @@ __all__ = [
     "certified_rank",
     "enclose_singular_values",
     "enclose_singular_values_of_product",
+    "enclose_singular_values_of_products",
     "exact_rank",
     "frobenius_norm",
     "norm_11",

@@ -162,9 +162,28 @@ def enclose_singular_values_of_products(
 
 
 def _scaled_stack(Fs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact power-of-two scaling of each factor (§5), stacked: (stack, exponents, exact flags)."""
-    sc = [power_of_two_scaling(F) for F in Fs]
-    return np.stack([t[0] for t in sc]), np.array([t[1] for t in sc]), np.array([t[2] for t in sc])
+    """Exact power-of-two scaling of each factor (§5), stacked: (stack, exponents, exact flags).
+
+    Vectorised :func:`power_of_two_scaling`: slice j is multiplied by 2^k_j with
+    max|·| ∈ [1, 2); exact unless scaling down makes entries subnormal.
+    """
+    S = np.stack(Fs)
+    amax = np.maximum(S.max(axis=(1, 2)), -S.min(axis=(1, 2)))
+    if not np.all(amax > 0):  # (zero factors are handled before; keep the scalar path for safety)
+        sc = [power_of_two_scaling(F) for F in Fs]
+        return np.stack([t[0] for t in sc]), np.array([t[1] for t in sc]), np.array([t[2] for t in sc])
+    k = -(np.frexp(amax)[1] - 1)
+    if not np.all((k >= -1022) & (k <= 1023)):
+        sc = [power_of_two_scaling(F) for F in Fs]
+        return np.stack([t[0] for t in sc]), np.array([t[1] for t in sc]), np.array([t[2] for t in sc])
+    exact = np.ones(len(Fs), dtype=bool)
+    down_ = np.flatnonzero(k < 0)
+    if len(down_):
+        A = np.abs(S[down_])
+        tiny = np.ldexp(1.0, -1022 - k[down_])[:, None, None]
+        exact[down_] = ~np.any((A > 0) & (A < tiny), axis=(1, 2))
+    S *= np.ldexp(1.0, k)[:, None, None]  # a power of two, exact where `exact`
+    return S, k, exact
 
 
 def _sqrt_product_bounds(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

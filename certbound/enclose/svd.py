@@ -261,11 +261,12 @@ def _build_from_bounds(
         lower = np.maximum.accumulate(lower[::-1])[::-1]
         upper = np.minimum.accumulate(upper)
     zero = arb(0)
+    live = int(np.count_nonzero(upper > 0))  # upper ends are non-increasing: the zeros are a suffix
     with working_precision():
         sigma = tuple(
-            zero if h == 0.0 else (arb(lo) if lo == h else arb(lo).union(arb(h)))
-            for lo, h in zip(lower.tolist(), upper.tolist())
-        )
+            arb(lo) if lo == h else arb(lo).union(arb(h))
+            for lo, h in zip(lower[:live].tolist(), upper[:live].tolist())
+        ) + (zero,) * (len(upper) - live)
     rank_lower = int(np.count_nonzero(lower > 0))
     return SingularValueEnclosure(
         shape=shape,

@@ -228,3 +228,25 @@ def test_chunked_gram_certificate_contains_exact_spectrum(seed, monkeypatch):
     enc = enclose_singular_values(W, mode="gram")
     assert enc.mode == "gram"
     assert all(contains_value(lo, hi, t) for lo, hi, t in zip(enc.lower, enc.upper, mp_singular_values(W)))
+
+
+def test_stacked_scaling_equals_the_scalar_scaling():
+    """product._scaled_stack is the vectorised power_of_two_scaling (same arrays, exponents, exact flags)."""
+    from certbound.enclose._input import power_of_two_scaling
+    from certbound.enclose.product import _scaled_stack
+
+    rng = np.random.default_rng(9)
+    Fs = []
+    for j, e in enumerate([0, 5, -7, 1000, 1000, -1000]):
+        F = rng.standard_normal((6, 3)) * 2.0**e
+        if j == 4:
+            F[0, 0] = 3.0 * 2.0**-100  # becomes subnormal (and rounds) after scaling down by 2^-1001
+        Fs.append(F)
+    S, k, exact = _scaled_stack(Fs)
+    for j, F in enumerate(Fs):
+        Ws, kj, exj = power_of_two_scaling(F)
+        assert np.array_equal(S[j], Ws) and k[j] == kj and exact[j] == exj
+    assert not exact[4] and exact[3]
+    enc = enclose_singular_values_of_products(Fs[3:5], Fs[3:5], mode="auto")
+    for e, F in zip(enc, Fs[3:5]):
+        _check(e, F, F)
