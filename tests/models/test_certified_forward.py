@@ -150,3 +150,24 @@ def test_enclosure_contains_the_exact_output_at_extreme_weight_scales(scales):
         for i in range(len(symbols)):
             ref = _mp_forward(net, X[i])
             assert mpmath.mpf(float(enc.lower[i])) <= ref <= mpmath.mpf(float(enc.upper[i])), i
+
+
+def test_softmax_underflow_gives_the_trivial_enclosure_with_a_warning():
+    # logits ~1e4: for inputs that miss the table's largest logit every selected exponential underflows, so the
+    # denominator's enclosure reaches 0; those inputs get |f| ≤ ‖w‖₂ (still containing the exact value), not a crash
+    task = SparseMajorityTask(seq_len=4, n_relevant=1, seed=0)
+    cfg = PiTransformerConfig(d_model=task.d_model, n_layers=1, n_heads=2, d_head=1, seq_len=4, readout_norm=2.0)
+    net = PiTransformer.random(cfg, seed=16)
+    for name in ("blocks.0.attn.W_Q", "blocks.0.attn.W_K"):
+        net.params[name] = net.params[name] * 100.0
+    symbols = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], dtype=np.int8)
+    with pytest.warns(UserWarning, match="trivial enclosure"):
+        enc = enclose_outputs(net, task, symbols)
+    w = float(np.linalg.norm(net.params["readout.w"]))
+    trivial = enc.upper - enc.lower > w  # the inputs that failed
+    assert trivial.any() and not trivial.all()
+    X = task.embed(symbols)
+    with mpmath.workprec(400):
+        for i in range(len(symbols)):
+            ref = _mp_forward(net, X[i])
+            assert mpmath.mpf(float(enc.lower[i])) <= ref <= mpmath.mpf(float(enc.upper[i])), i
