@@ -361,7 +361,7 @@ def _split_fused_qkv(qkv: np.ndarray, s: Stack, qkv_layout: str | None, where: s
 
 def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str],
                     scale_logits: bool) -> Iterator[TheoryMatrix]:
-    st, local = lay.stack_of(layer)
+    st, _ = lay.stack_of(layer)
     N, H, dh = lay.hidden_size, st.num_heads, st.head_dim
     shared = lay.shared_source_layer(layer)
     common = dict(stack=st.name, same_as_layer=shared)
