@@ -867,6 +867,11 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
     if over.get("ffn_templates"):
         stack_specs = [replace(s, templates={k: v for k, v in s.templates.items() if k not in ("M_in", "M_out")}
                                | over["ffn_templates"][s.name]) for s in stack_specs]
+    if len(stack_specs) > 1 and any(str(a).endswith("EncoderModel") for a in config.get("architectures") or []):
+        # T5EncoderModel & co.: the checkpoint holds the encoder stack only (the config still sizes a decoder)
+        stack_specs = [s for s in stack_specs if s.name == "encoder"]
+        over = dict(over, notes=tuple(over.get("notes", ())) + ("encoder only (the config's architectures "
+                                                                 "name an EncoderModel)",))
     if len(stack_specs) == 1 and base.alternatives and not (mapping and "prefix" in mapping):
         stack_specs = [replace(stack_specs[0], templates=_choose_alternative(ck, base, stack_specs[0].templates))]
     if mapping is not None and "prefix" in mapping:

@@ -468,3 +468,18 @@ def test_mixtral_transformers5_stacked_expert_tensors(tmp_path, fmt):
     ref = (torch.nn.functional.silu(torch.from_numpy(X @ got[("M_gate", 1)])).numpy() * (X @ got[("M_up", 1)])
            ) @ got[("M_down", 1)]
     np.testing.assert_allclose(ref, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_t5_encoder_model_is_one_encoder_stack_and_covered(tmp_path):
+    """T5EncoderModel checkpoints (sentence-T5, text encoders) hold only the encoder stack."""
+    model = transformers.T5EncoderModel(transformers.T5Config(d_model=16, d_kv=4, d_ff=24, num_layers=2,
+                                                              num_heads=4, vocab_size=30))
+    model.save_pretrained(tmp_path)
+    ck, lay = open_model(tmp_path)
+    assert [s.name for s in lay.stacks] == ["encoder"] and lay.num_layers == 2
+    assert not lay.attention_logit_scale and theory_coverage(lay).covered
+    wo = model.encoder.block[1].layer[0].SelfAttention.o.weight.detach().double().numpy().T
+    vo = {m.head: m for m in theory_matrices(ck, layout=lay, types=("VO",), layers=[1])}
+    assert np.array_equal(vo[2].factors[1], wo[8:12, :].T)
+    res, _, _, _ = certified_bound(str(tmp_path), 10**6, "0.01", BoundSettings(seq_len=16))
+    assert res.bound > 0
