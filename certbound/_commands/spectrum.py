@@ -15,15 +15,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from fractions import Fraction
 from typing import Any
 
 from certbound.ball import ball_from_json, decimal_upper
-from certbound.pipeline import spectrum_run, spectrum_store_settings
+from certbound.pipeline import parse_schatten_indices, spectrum_run, spectrum_store_settings
+from certbound.pipeline._results import matrix_type_label, spectrum_csv_rows
 from certbound.pipeline._streaming import MemoryRecordStore, RecordStore, stage_report_json
 from certbound.report.table import format_table
 from certbound._commands._options import LAYERS_HELP, parse_layers
-from certbound.report.writers import csv_text, write_all
+from certbound.report.writers import check_output_path, csv_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
 
@@ -68,52 +68,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(needs certbound[dask])")
 
 
-def _parse_ps(text: str) -> list[str]:
-    out = []
-    for tok in text.split(","):
-        tok = tok.strip()
-        if not tok:
-            continue
-        try:
-            q = Fraction(tok)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"--p: {tok!r} is not a number") from None
-        if not 0 < q <= 2:
-            raise ValueError(f"--p: {tok} is not in (0, 2] (p = 0 is the certified rank, always reported)")
-        out.append(tok)
-    if not out:
-        raise ValueError("--p: give at least one Schatten index")
-    return out
-
-
-_CSV_Q = ("spectral_norm", "frobenius_norm", "nuclear_norm", "norm_21")
-
-
-def _type_label(r: dict[str, Any]) -> str:
-    """A record's type, with its expert (mixtures of experts) when it has one: ``M_gate[e2]``."""
-    return r["type"] + (f"[e{r['expert']}]" if r.get("expert") is not None else "")
-
-
-def _csv_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    ps = report["options"]["p"]
-    header = ["layer", "head", "type", "rows", "cols"]
-    for q in _CSV_Q:
-        header += [f"{q}_lower", f"{q}_upper"]
-    for p in ps:
-        header += [f"S_{p}_lower", f"S_{p}_upper"]
-    header += ["rank_lower", "rank_upper", "certified", "mode"]
-    rows = []
-    for r in report["matrices"]:
-        row: list[Any] = [r["layer"], r["head"], _type_label(r), r["shape"][0], r["shape"][1]]
-        for q in _CSV_Q:
-            row += [r[q]["lower"], r[q]["upper"]]
-        for p in ps:
-            row += [r["schatten"][p]["lower"], r["schatten"][p]["upper"]]
-        row += [r["rank"]["lower"], r["rank"]["upper"], r["certified"], r["mode"]]
-        rows.append(row)
-    return header, rows
-
-
 def _shorten_upper(q: dict[str, Any]) -> str:
     """An upper bound with fewer digits, rounded up again (never below the certified upper end)."""
     return decimal_upper(ball_from_json(q), _TABLE_DIGITS)
@@ -127,7 +81,7 @@ def format_report_table(report: dict[str, Any]) -> str:
     for r in report["matrices"]:
         rk = r["rank"]
         rank = str(rk["lower"]) if rk["lower"] == rk["upper"] else f"[{rk['lower']}, {rk['upper']}]"
-        rows.append([r["layer"], r["head"], _type_label(r) + ("" if r["certified"] else "*"),
+        rows.append([r["layer"], r["head"], matrix_type_label(r) + ("" if r["certified"] else "*"),
                      f"{r['shape'][0]}x{r['shape'][1]}", _shorten_upper(r["spectral_norm"]),
                      _shorten_upper(r["frobenius_norm"]), *[_shorten_upper(r["schatten"][p]) for p in ps], rank])
     c = report["config"]
@@ -143,29 +97,19 @@ def format_report_table(report: dict[str, Any]) -> str:
     return head + "\n\n" + format_table(rows, header) + foot
 
 
-def _check_output_dir(path: str | None, opt: str) -> None:
-    if path is None:
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise FileNotFoundError(f"{opt} {path}: directory {d} does not exist")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"{opt} {path}: is a directory")
-
-
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
-    ps = _parse_ps(args.p)
+    ps = parse_schatten_indices(args.p)
     layers = parse_layers(args.layers)
     # Fail before the (long) computation if an output cannot be written.
-    _check_output_dir(args.json, "--json")
-    _check_output_dir(args.csv, "--csv")
+    check_output_path(args.json, "--json")
+    check_output_path(args.csv, "--csv")
     records_path = args.records or (args.json + ".records.jsonl" if args.json else None)
     if args.resume and records_path is None:
         raise ValueError("--resume needs the records file of the interrupted run: give --json FILE "
                          "(its records are FILE.records.jsonl) or --records FILE")
-    _check_output_dir(records_path, "--records")
+    check_output_path(records_path, "--records")
     include_sigma = bool(args.json)
     if records_path is None:
         store = MemoryRecordStore()
@@ -182,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         report = run.report(include_sigma=False)
         outputs = []
         if args.csv:
-            header, rows = _csv_rows(report)
+            header, rows = spectrum_csv_rows(report)
             outputs.append((args.csv, csv_text(rows, header)))
         # All-or-nothing as write_all: the JSON is streamed into a staged file first.
         staged = stage_report_json(args.json, run.head, run.records()) if args.json else None

@@ -25,7 +25,8 @@ from certbound.bounds.proxies import ProxyResult, variant_ratios
 from certbound.report.latex import Raw, latex_count, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.writers import atomic_write_text, csv_text
 
-__all__ = ["MatrixSpectrum", "SpectrumReport", "BoundResult", "ProxiesReport", "bound_latex", "require_pandas"]
+__all__ = ["MatrixSpectrum", "SpectrumReport", "BoundResult", "ProxiesReport", "bound_latex", "require_pandas",
+           "matrix_type_label", "spectrum_csv_rows"]
 
 
 def require_pandas() -> Any:
@@ -34,6 +35,48 @@ def require_pandas() -> Any:
 
 
 _NORMS = ("spectral_norm", "frobenius_norm", "nuclear_norm", "norm_21")
+
+
+def matrix_type_label(record: dict[str, Any]) -> str:
+    """A spectrum record's type, with its expert (mixtures of experts) when it has one.
+
+    >>> matrix_type_label({"type": "M_gate", "expert": 2}), matrix_type_label({"type": "QK"})
+    ('M_gate[e2]', 'QK')
+    """
+    return record["type"] + (f"[e{record['expert']}]" if record.get("expert") is not None else "")
+
+
+def spectrum_csv_rows(doc: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """Header and rows of ``certbound spectrum --csv`` for a spectrum report document.
+
+    Parameters
+    ----------
+    doc : dict
+        The ``certbound spectrum --json`` document (``options["p"]`` and ``matrices``; the σ lists are not used).
+
+    Returns
+    -------
+    header, rows : list of str, list of list
+        One row per matrix: lower/upper decimal ends of each norm and S_p, the certified rank bounds,
+        the certified flag and the certificate mode.
+    """
+    ps = doc["options"]["p"]
+    header = ["layer", "head", "type", "rows", "cols"]
+    for q in _NORMS:
+        header += [f"{q}_lower", f"{q}_upper"]
+    for p in ps:
+        header += [f"S_{p}_lower", f"S_{p}_upper"]
+    header += ["rank_lower", "rank_upper", "certified", "mode"]
+    rows = []
+    for r in doc["matrices"]:
+        row: list[Any] = [r["layer"], r["head"], matrix_type_label(r), r["shape"][0], r["shape"][1]]
+        for q in _NORMS:
+            row += [r[q]["lower"], r[q]["upper"]]
+        for p in ps:
+            row += [r["schatten"][p]["lower"], r["schatten"][p]["upper"]]
+        row += [r["rank"]["lower"], r["rank"]["upper"], r["certified"], r["mode"]]
+        rows.append(row)
+    return header, rows
 
 
 def _int_columns(df: Any) -> Any:
@@ -190,25 +233,7 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
 
     def csv_rows(self) -> tuple[list[str], list[list[Any]]]:
         """Header and rows of the CSV (decimal endpoints as in the JSON)."""
-        ps = self.options["p"]
-        header = ["layer", "head", "type", "rows", "cols"]
-        for q in _NORMS:
-            header += [f"{q}_lower", f"{q}_upper"]
-        for p in ps:
-            header += [f"S_{p}_lower", f"S_{p}_upper"]
-        header += ["rank_lower", "rank_upper", "certified", "mode"]
-        rows = []
-        for r in self._doc["matrices"]:
-            # an expert's FFN matrix: M_gate[e2] (as the table of `certbound spectrum`)
-            typ = r["type"] + (f"[e{r['expert']}]" if r.get("expert") is not None else "")
-            row: list[Any] = [r["layer"], r["head"], typ, r["shape"][0], r["shape"][1]]
-            for q in _NORMS:
-                row += [r[q]["lower"], r[q]["upper"]]
-            for p in ps:
-                row += [r["schatten"][p]["lower"], r["schatten"][p]["upper"]]
-            row += [r["rank"]["lower"], r["rank"]["upper"], r["certified"], r["mode"]]
-            rows.append(row)
-        return header, rows
+        return spectrum_csv_rows(self._doc)
 
     def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
         """The CSV text of ``certbound spectrum --csv``; also written atomically to ``path`` if given."""
