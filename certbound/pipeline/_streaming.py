@@ -34,8 +34,9 @@ import io
 import json
 import os
 import signal
-import tempfile
 from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from certbound.report.writers import json_text, set_usual_permissions, stage_tempfile
 
 __all__ = [
     "MatrixKey",
@@ -514,8 +515,6 @@ def run_serial(source: ModelSource, tasks: Sequence[MatrixTask], certify: Callab
 
 
 def _check_finite_json(obj: Any) -> None:
-    from certbound.report.writers import json_text
-
     json_text(obj, indent=None)  # raises ValueError naming the place of a NaN/inf
 
 
@@ -546,12 +545,7 @@ def stage_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
     if list_key in head:
         raise ValueError(f"stage_report_json: head already has {list_key!r}")
     _check_finite_json(head)
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"cannot write {path}: it is a directory")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    fd, tmp = stage_tempfile(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             # json.dumps(indent=2) of the head with an empty list, then splice the records in.
@@ -567,9 +561,7 @@ def stage_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
             f.write("[]\n}\n" if first else "\n  ]\n}\n")
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)  # read by setting; restored at once
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # the usual permissions, not mkstemp's private 0o600
+        set_usual_permissions(tmp)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

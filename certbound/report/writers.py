@@ -40,6 +40,8 @@ __all__ = [
     "csv_text",
     "check_output_path",
     "write_all",
+    "stage_tempfile",
+    "set_usual_permissions",
 ]
 
 
@@ -48,6 +50,37 @@ def _current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def stage_tempfile(path: str) -> tuple[int, str]:
+    """Create the temporary file that will replace ``path``: ``(fd, name)``, in ``path``'s directory.
+
+    Refuses a missing directory or a ``path`` that is a directory, naming it.
+    The caller writes and fsyncs through ``fd``, calls
+    :func:`set_usual_permissions`, then ``os.replace(name, path)`` (or removes
+    ``name`` on failure).
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> fd, tmp = stage_tempfile(os.path.join(d, "x.txt")); os.close(fd)
+    >>> os.path.dirname(tmp) == d, os.path.basename(tmp).startswith(".x.txt.")
+    (True, True)
+    >>> stage_tempfile("/")
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: cannot write /: it is a directory
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"cannot write {path}: it is a directory")
+    return tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+
+
+def set_usual_permissions(tmp: str) -> None:
+    """Give a staged file the usual ``0o666 & ~umask`` permissions (``mkstemp`` makes it private, ``0o600``)."""
+    os.chmod(tmp, 0o666 & ~_current_umask())
 
 
 @contextlib.contextmanager
@@ -74,12 +107,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, encoding: str 
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open: mode must be 'w' or 'wb', not {mode!r}")
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"cannot write {path}: it is a directory")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    fd, tmp = stage_tempfile(path)
     try:
         if "b" in mode:
             f: IO[Any] = os.fdopen(fd, mode)
@@ -89,7 +117,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, encoding: str 
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_current_umask())
+        set_usual_permissions(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -144,18 +172,13 @@ def write_all(files: Sequence[tuple[str | os.PathLike[str], str | bytes]]) -> No
     try:
         for path, data in files:
             path = os.fspath(path)
-            directory = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(directory):
-                raise FileNotFoundError(f"cannot write {path}: directory {directory} does not exist")
-            if os.path.isdir(path):
-                raise IsADirectoryError(f"cannot write {path}: it is a directory")
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+            fd, tmp = stage_tempfile(path)
             staged.append((tmp, path))
             with os.fdopen(fd, "wb") as f:
                 f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
                 f.flush()
                 os.fsync(f.fileno())
-            os.chmod(tmp, 0o666 & ~_current_umask())
+            set_usual_permissions(tmp)
     except BaseException:
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
