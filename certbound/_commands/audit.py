@@ -12,6 +12,8 @@ import sys
 
 from certbound.report.writers import write_all
 
+__all__ = ["NAME", "HELP", "add_arguments", "run"]
+
 NAME = "audit"
 HELP = "check numerical claims (TOML claims file) with certified verdicts: confirmed / refuted / undecided"
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from certbound.pipeline import parse_count, parse_number
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "format_report", "result_json"]
+
 NAME = "demo"
 HELP = "certified loss-gap and 0-1 error bounds of the shipped theory-faithful Π-Transformer vs its measured test error"
 

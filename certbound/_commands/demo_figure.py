@@ -19,6 +19,8 @@ import math
 import sys
 from pathlib import Path
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "epochs_for", "DEFAULT_NS", "MIN_STEPS", "MAX_TRAIN_ERROR", "RESTARTS"]
+
 NAME = "demo-figure"
 HELP = "figure: certified bounds and measured test error of demo models trained at several n (log scale)"
 

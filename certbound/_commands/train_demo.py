@@ -22,6 +22,8 @@ import shlex
 import sys
 from pathlib import Path
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "DEFAULTS"]
+
 NAME = "train-demo"
 HELP = "train the small theory-faithful Π-Transformer on the sparse-majority task (needs torch)"
 
