@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rank", type=int, metavar="R",
                         help="rank bound of the class (default: the certified rank upper bound); a value below it is "
                              "accepted only if the exact rank of W over Q (FLINT) is <= R")
-    parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast")
+    parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast",
+                        help="certificate mode of the singular-value kernel (default: %(default)s)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
 
 

@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="paper: the authors' formulas (L_phi = 1.13, absent from gamma); corrected: "
         "L_phi (exact GELU constant) also in gamma; both (default): print both and their ratio",
     )
-    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast", help="kernel certificate mode")
+    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
+                        help="certificate mode of the singular-value kernel (default: %(default)s)")
     parser.add_argument("--layers", default=None, metavar="L,L,...",
                         help="only these layers, 0-based as everywhere; the proxies need a prefix 0..K-1 "
                              "(e.g. 0-2: a depth-3 sub-model, labelled as such)")

@@ -43,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grid-N", type=_int_list, default=list(MINIATURE_N), help="widths of the control grid")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random-init control")
     parser.add_argument("--no-prefix", action="store_true", help="skip prefix-depth curves of the trained models")
-    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast")
+    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
+                        help="certificate mode of the singular-value kernel (default: %(default)s)")
     parser.add_argument("--digits", type=int, default=4, help="significant digits in the LaTeX/printed tables")
     parser.add_argument("--no-figures", action="store_true", help="tables only (no matplotlib needed)")
     parser.add_argument("--plot-variant", choices=VARIANTS, default="paper", help="variant shown in figures")
