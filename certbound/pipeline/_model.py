@@ -220,13 +220,32 @@ class Model:
               **options: Any) -> BoundResult:
         """The certified generalization-gap bound (``certbound bound``): Theorem 2 post hoc by default.
 
-        ``n`` is the sample size (an int, or a string such as ``"1e6"``),
-        ``delta`` the confidence parameter in (0, 1) (a string such as
-        ``"0.01"`` is read exactly; a float is read so that the bound holds
-        for both its binary and its decimal value). ``options`` are the
-        :class:`BoundSettings` fields (``seq_len``, ``loss_bound``,
-        ``residual``, ``mode="fixed"`` with ``constraints``, ...), or give a
-        ``settings`` object instead.
+        Soundness: ``proofs/theory-theorems.md`` §T1/§T2; float arguments:
+        ``proofs/pipeline.md`` §1.
+
+        Parameters
+        ----------
+        n : int or str
+            The sample size (an int, or a string such as ``"1e6"``).
+        delta : str, Fraction or float
+            The confidence parameter in (0, 1). A string such as ``"0.01"`` is
+            read exactly; a float is read so that the bound holds for both its
+            binary and its decimal value.
+        settings : BoundSettings, optional
+            All options at once; give either this or keyword ``options``.
+        progress : None, bool, "auto" or callable, optional
+            ``True`` draws a bar on a terminal; a callable
+            ``progress(done, total, label)`` receives the steps.
+        **options
+            The :class:`BoundSettings` fields (``seq_len``, ``loss_bound``,
+            ``residual``, ``mode="fixed"`` with ``constraints``, ...), as the
+            flags of ``certbound bound``.
+
+        Returns
+        -------
+        BoundResult
+            The certified bound and its terms as balls (upper ends are the
+            certified values), with its assumptions.
 
         Examples
         --------
@@ -254,10 +273,23 @@ class Model:
 
     def proxies(self, variant: str = "both", *, mode: str = "fast", layers: int | None = None,
                 progress: ProgressSpec = None) -> ProxiesReport:
-        """The certified Section-6 proxies B_ours / B_Edelman (``certbound proxies``).
+        """The certified Section-6 proxies B_ours / B_Edelman (``certbound proxies``); not bounds.
 
-        ``variant`` is ``"paper"``, ``"corrected"`` or ``"both"``; ``layers=K``
-        uses the first K layers 0..K-1 only (a prefix-depth sub-model).
+        Parameters
+        ----------
+        variant : {"both", "paper", "corrected"}
+            Which proxy formulas (``"both"``: both and their certified ratio).
+        mode : {"fast", "tight", "arb"}
+            Certificate mode of the singular-value kernel.
+        layers : int, optional
+            ``layers=K`` uses the first K layers 0..K-1 only (a prefix-depth sub-model).
+        progress : None, bool, "auto" or callable, optional
+            As for :meth:`bound`.
+
+        Returns
+        -------
+        ProxiesReport
+            Per variant the certified B_ours and B_Edelman balls and the per-matrix quantities.
 
         Examples
         --------
