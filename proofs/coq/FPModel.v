@@ -147,6 +147,32 @@ Proof.
   nra.
 Qed.
 
+(** The sharper form relative to the computed value, for a sum or
+    difference of two floats: [|(a+b) - fl(a+b)| <= u |fl(a+b)|] (Higham
+    2002, (2.5); exact when the sum is subnormal).  Used by
+    [enclosure-tight.md] Lemma T5 ([tight]: every accumulation step
+    [S_k = fl(S_(k-1) +- P_k)] has [|eps_k| <= u |S_k|]) and by Lemma 8.1's
+    evaluation in [enclosure.md] §8. *)
+Theorem fl_add_error_computed :
+  forall a b, format a -> format b -> Rabs ((a + b) - fl (a + b)) <= u * Rabs (fl (a + b)).
+Proof.
+  intros a b Ha Hb.
+  destruct (Rle_lt_dec (Rabs (a + b)) (bpow radix2 (prec + emin))) as [Hs|Hl].
+  - rewrite (fl_exact (a + b)).
+    + rewrite Rminus_eq_0, Rabs_R0. apply Rmult_le_pos; [left; apply u_pos|apply Rabs_pos].
+    + exact (FLT_format_plus_small radix2 emin prec a b Ha Hb Hs).
+  - rewrite Rabs_minus_sym. unfold fl.
+    eapply Rle_trans; [apply (relative_error_N_FLT_round radix2 emin prec ltac:(unfold prec; lia))|].
+    + left; eapply Rle_lt_trans; [|exact Hl]. apply bpow_le. lia.
+    + rewrite u_eq. lra.
+Qed.
+
+Theorem fl_sub_error_computed_u :
+  forall a b, format a -> format b -> Rabs ((a - b) - fl (a - b)) <= u * Rabs (fl (a - b)).
+Proof.
+  intros a b Ha Hb. apply fl_add_error_computed; auto. apply generic_format_opp; auto.
+Qed.
+
 (** ** Sterbenz's lemma where the code uses it ([enclosure.md] Lemma 3.1;
     [fperror.gram_deviation_bound]: [D[i,i] -= 1.0] is exact when the
     diagonal entry [g] of the computed Gram matrix lies in [[1/2, 2]]). *)
