@@ -248,6 +248,10 @@ class BoundSettings:
             raise ValueError(f"--mode must be 'posthoc' or 'fixed', not {self.mode!r}")
         if self.mode == "fixed" and not self.constraints:
             raise ValueError("--mode fixed needs --constraints FILE (the a-priori configuration)")
+        if self.mode != "fixed" and self.constraints:
+            # silently computing Theorem 2 instead of the Theorem 1 the user asked for would mislead
+            raise ValueError("--constraints is only used with --mode fixed (Theorem 1); the post hoc bound "
+                             "chooses its configuration itself")
         if self.spectrum_mode not in ("auto", "fast", "tight", "arb", "gram"):
             raise ValueError(f"--spectrum-mode must be 'auto', 'fast', 'tight', 'arb' or 'gram', "
                              f"not {self.spectrum_mode!r}")

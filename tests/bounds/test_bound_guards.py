@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -183,3 +184,13 @@ def test_a_plain_checkpoint_has_no_unused_matrices(tmp_path):
         warnings.simplefilter("error", UserWarning)
         res, _, _, _ = certified_bound(model, 10**9, "0.1")
     assert res.assumptions["weights_not_in_the_network"]["inside_layers"] == []
+
+
+def test_constraints_without_mode_fixed_are_refused(tmp_path, capsys):
+    # --constraints asks for Theorem 1; without --mode fixed it was silently ignored (Theorem 2 computed)
+    example = str(Path(__file__).resolve().parents[2] / "examples" / "bound" / "demo_constraints.json")
+    with pytest.raises(ValueError, match="--constraints is only used with --mode fixed"):
+        BoundSettings(constraints=example)
+    assert main(["bound", str(demo_checkpoint_path()), "--n", "1e6", "--delta", "0.01",
+                 "--constraints", example]) == 2
+    assert "--constraints is only used with --mode fixed" in capsys.readouterr().err
