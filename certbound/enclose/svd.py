@@ -326,6 +326,14 @@ def _bounds_fast(Ws, X, s, Y):
 def _bounds_tight(Ws, X, s, Y):
     from certbound.enclose import tight
 
+    # Tight mode's splitting refuses entries beyond 2^256 (a ValueError meant for
+    # callers' inputs). An SVD of the scaled Ws never has such entries unless
+    # LAPACK misbehaved: then this certificate fails (infinite bounds) and the
+    # fallback chain continues, instead of the whole call crashing (§5).
+    if max(float(np.max(np.abs(X), initial=0.0)), float(np.max(np.abs(s), initial=0.0)),
+           float(np.max(np.abs(Y), initial=0.0))) > tight.MAX_ABS_ENTRY:
+        inf = arb.pos_inf()
+        return inf, inf, inf
     return (
         tight.gram_deviation_bound_tight(X),
         tight.gram_deviation_bound_tight(Y),
