@@ -199,7 +199,7 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
     layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
     for layer in layer_list:
         if not 0 <= layer < layout.num_layers:
-            raise ValueError(f"layer {layer} out of range (model has {layout.num_layers} layers)")
+            raise ValueError(f"--layers: layer {layer} out of range (model has {layout.num_layers} layers, 0-based)")
     theory = tuple(t for t in types if t != "readout")
     # The raw projections in the pairs the loader reads together (W_O alone trips its fused-QKV path).
     raws = [tuple(RAW_TYPES[:2]), tuple(RAW_TYPES[2:])] if raw else []
