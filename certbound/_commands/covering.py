@@ -13,7 +13,6 @@ end of ``S_p``), over any ``M`` rows of norm ≤ ρ. The analysis parameters
 from __future__ import annotations
 
 import argparse
-import os
 from fractions import Fraction
 from typing import Any
 
@@ -64,14 +63,13 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--p: {args.p!r} is not a comma-separated list of numbers") from None
     if args.p_grid_m < 1:
         raise ValueError("--p-grid-m must be ≥ 1")
-    if args.json:
-        d = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(d):
-            raise OSError(f"--json: directory {d} does not exist")
+    # --json's directory is checked before any work by certbound.cli.check_file_options
     try:
         W = np.load(args.matrix, allow_pickle=False)
     except ValueError as exc:
         raise ValueError(f"{args.matrix}: not a plain .npy array ({exc})") from None
+    except FileNotFoundError:
+        raise FileNotFoundError(f"matrix {args.matrix!r}: no such file (a .npy file holding a 2-D array)") from None
     rep = covering_report(W, eps=eps, rows=rows, rho=rho, ps=ps, p_grid_m=args.p_grid_m, rank=args.rank,
                           mode=args.spectrum_mode, name=args.matrix)
     best_text = rep.pop("_best_text")
