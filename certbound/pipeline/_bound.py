@@ -295,8 +295,26 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "auto", 
 
     Per-head ``QK``/``VO`` through the product path (never formed, rank ≤ d_h
     certified); the logit scale ``1/√d_h`` applied as an Arb factor when it
-    was not folded exactly. Returns ``(spectra, layout, config dict)``; a
-    learned readout's enclosure is under the key ``"readout"``.
+    was not folded exactly.
+
+    Parameters
+    ----------
+    model : str
+        A checkpoint directory or weights file, or a packaged checkpoint name.
+    scale_logits : bool
+        Include the attention logit scale in ``QK`` (as the bound needs).
+    mode : {"auto", "fast", "tight", "gram", "arb"}
+        Certificate mode of the singular-value kernel.
+    config, mapping : str, optional
+        ``--config`` / ``--mapping`` files.
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+
+    Returns
+    -------
+    tuple
+        ``(spectra, layout, config)``: the enclosures (a learned readout's under
+        the key ``"readout"``), the checkpoint layout and its config dict.
     """
     path = resolve_packaged_name(model)
     ck, layout = open_model(path, config=config, mapping=mapping)
@@ -622,13 +640,30 @@ def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | No
                     progress: ProgressSpec = None) -> tuple[Any, str, Any, float]:
     """The certified bound that ``certbound bound`` prints, for a checkpoint path or packaged name.
 
-    ``n`` is a positive integer (or a string such as ``"1e6"``), ``delta`` an
-    exact number in (0, 1) (a string such as ``"0.01"`` is read exactly).
     Soundness: ``proofs/theory-theorems.md`` §T1/§T2.
+
+    Parameters
+    ----------
+    model : str
+        A checkpoint directory or weights file, or a packaged checkpoint name.
+    n : int or str
+        The sample size, a positive integer (or a string such as ``"1e6"``).
+    delta : str or Fraction
+        The confidence parameter, an exact number in (0, 1) (a string such as
+        ``"0.01"`` is read exactly).
+    settings : BoundSettings, optional
+        The options of ``certbound bound`` (default: its defaults).
+    config, mapping : str, optional
+        ``--config`` / ``--mapping`` files.
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
 
     Returns
     -------
-    (BoundResult, resolved model path, layout, seconds spent certifying spectra)
+    tuple
+        ``(result, path, layout, seconds)``: the :mod:`certbound.bounds` result
+        (Theorem 1 or 2), the resolved model path, its layout, and the seconds
+        spent certifying spectra.
     """
     n = parse_count(n)
     delta_v = _parse_number(delta, "--delta")
