@@ -266,11 +266,32 @@ def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
 def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: Optional[int] = None,
              n_test: Optional[int] = None, mode: str = "fast", search_nonvacuous: bool = True,
              options: Any = None) -> DemoResult:
-    """Run the whole demo on a certbound-pi checkpoint (default: the shipped one).
+    """Run the whole demo on a certbound-pi checkpoint (default: the shipped one), as ``certbound demo``.
 
-    ``n`` defaults to the checkpoint's training-set size (config ``data.n_train``);
-    the measured gap needs the task description in the config (certbound-pi
-    checkpoints written by ``certbound train-demo`` have it) and is skipped otherwise.
+    Parameters
+    ----------
+    model : str or Path, optional
+        A certbound-pi checkpoint directory (default: the shipped demo model).
+    delta : Fraction
+        The confidence parameter in (0, 1) (default 1/100, exact).
+    n : int, optional
+        The sample size of the bound; defaults to the checkpoint's training-set
+        size (config ``data.n_train``).
+    n_test : int, optional
+        Fresh test samples for the measured error (default: the checkpoint's own).
+    mode : {"fast", "tight", "arb"}
+        Certificate mode of the singular-value kernel.
+    search_nonvacuous : bool
+        Also search the counterfactual n* from which the loss-gap bound is non-vacuous.
+    options : certbound.bounds.BoundOptions, optional
+        Options of the Theorem 2 evaluation.
+
+    Returns
+    -------
+    DemoResult
+        The certified loss-gap and 0-1 error bounds, the measurements and timings.
+        The measured gap needs the task description in the config (certbound-pi
+        checkpoints written by ``certbound train-demo`` have it) and is skipped otherwise.
     """
     t0, c0 = time.perf_counter(), time.process_time()
     path = Path(model) if model is not None else demo_checkpoint_path()
