@@ -158,6 +158,25 @@ def parse_number(value: Any, what: str) -> Fraction | float:
     return float(q) if Fraction(float(q)) == q else q
 
 
+def _float_reading(x: float, *, upper: bool) -> Fraction | float:
+    """A float argument read so that the bound holds under both readings of it.
+
+    ``0.01`` in Python source is the binary64 number 0.01000000000000000020…,
+    while the writer meant the decimal 1/100. For an upper constant (B_ℒ, L_ℒ,
+    C_w, L_φ, c_sm) the larger reading is used, for δ the smaller: a bound
+    valid at the larger constants and the smaller δ is valid at either
+    reading too (``proofs/pipeline.md`` §1). So ``delta=0.01`` gives the
+    bound of ``--delta 0.01``.
+
+    >>> _float_reading(0.01, upper=False), _float_reading(0.1, upper=True) == 0.1
+    (Fraction(1, 100), True)
+    """
+    a, b = Fraction(x), Fraction(repr(x))
+    q = max(a, b) if upper else min(a, b)
+    return float(q) if Fraction(float(q)) == q else q
+
+
+
 _parse_number = parse_number
 
 

@@ -47,6 +47,7 @@ from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
 from certbound.models.demo import MeasuredGap, measure_gap
 from certbound.models.network import PiTransformer
 from certbound.models.task import SparseMajorityTask
+from certbound.pipeline._bound import _float_reading
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -272,8 +273,10 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
     ----------
     model : str or Path, optional
         A certbound-pi checkpoint directory (default: the shipped demo model).
-    delta : Fraction
-        The confidence parameter in (0, 1) (default 1/100, exact).
+    delta : Fraction, str or float
+        The confidence parameter in (0, 1) (default 1/100, exact). A float is
+        read as the smaller of its binary and decimal values, so ``0.01``
+        certifies at 1/100 and the printed confidence 0.99 holds.
     n : int, optional
         The sample size of the bound; defaults to the checkpoint's training-set
         size (config ``data.n_train``).
@@ -304,6 +307,8 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         n = n_train
     if not (isinstance(n, int) and n >= 1):
         raise ValueError(f"sample size n must be a positive integer, got {n!r}")
+    if isinstance(delta, float):  # certify for the smaller of its binary and decimal readings (pipeline.md §1)
+        delta = _float_reading(delta, upper=False)
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
     t1 = time.perf_counter()

@@ -33,7 +33,7 @@ from certbound.checkpoints import (
     read_config,
     resolve_layout,
 )
-from certbound.pipeline._bound import BoundSettings, certified_bound_of, parse_count, parse_number
+from certbound.pipeline._bound import BoundSettings, _float_reading, certified_bound_of, parse_count, parse_number
 from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
 from certbound.pipeline._progress import ProgressSpec
 from certbound.pipeline._proxies import model_quantities_of
@@ -73,24 +73,6 @@ def parse_schatten_indices(ps: str | Sequence[Any]) -> list[str]:
     if not out:
         raise ValueError("--p: give at least one Schatten index")
     return out
-
-
-def _float_reading(x: float, *, upper: bool) -> Fraction | float:
-    """A float argument read so that the bound holds under both readings of it.
-
-    ``0.01`` in Python source is the binary64 number 0.01000000000000000020…,
-    while the writer meant the decimal 1/100. For an upper constant (B_ℒ, L_ℒ,
-    C_w, L_φ, c_sm) the larger reading is used, for δ the smaller: a bound
-    valid at the larger constants and the smaller δ is valid at either
-    reading too (``proofs/pipeline.md`` §1). So ``delta=0.01`` gives the
-    bound of ``--delta 0.01``.
-
-    >>> _float_reading(0.01, upper=False), _float_reading(0.1, upper=True) == 0.1
-    (Fraction(1, 100), True)
-    """
-    a, b = Fraction(x), Fraction(repr(x))
-    q = max(a, b) if upper else min(a, b)
-    return float(q) if Fraction(float(q)) == q else q
 
 
 _UPPER_CONSTANTS = ("loss_bound", "loss_lipschitz", "readout_norm", "softmax_lip", "act_lip")
