@@ -177,8 +177,8 @@ def format_report(res) -> str:
     rows, header = _matrix_rows(res)
     lines.append(format_table(rows, header))
     lines.append("(sigma1, S_p: certified upper ends; c, s: a-priori grid values used by the bound; p: Schatten index "
-                 "chosen post hoc; share of D: share of the entropy integral, '-' when the Dudley term sits at its "
-                 "trivial value)")
+                 "chosen post hoc; share of D: each matrix's share of the entropy term of the reported Rademacher "
+                 "estimate, '-' when that estimate is the floor B_L/2, which does not depend on the weights)")
     lines.append("")
     lines.extend(_summary_lines(res))
     return "\n".join(lines)
