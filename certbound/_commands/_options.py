@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-__all__ = ["LAYERS_HELP", "parse_layers", "prefix_depth"]
+import argparse
+
+from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
+
+__all__ = ["LAYERS_HELP", "SPECTRUM_MODE_HELP", "add_spectrum_mode_option", "parse_layers", "prefix_depth"]
 
 #: The one meaning of ``--layers``: 0-based layer indices.
 LAYERS_HELP = "only these layers: 0-based indices, comma-separated (e.g. 0,5) or a range a-b (e.g. 0-3)"
+
+#: The one help text of the certificate-mode option (``--mode``; ``--spectrum-mode`` in ``bound``/``covering``).
+SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default auto: per matrix the cheapest "
+                      "certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate for dense matrices, "
+                      "Gram-factor route for heads), else fast; every mode is certified)")
 
 
 def parse_layers(text: str | None, option: str = "--layers") -> list[int] | None:
@@ -58,3 +67,16 @@ def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | No
         raise ValueError(f"{option}: the proxies are defined for a prefix sub-network 0..K-1; got {layers} "
                          f"(e.g. --layers 0-{max(len(layers) - 1, 0)})")
     return len(layers)
+
+
+def add_spectrum_mode_option(parser: argparse.ArgumentParser, flag: str = "--mode") -> None:
+    """The certificate-mode option of every command that certifies a spectrum: one set of modes, one default.
+
+    ``flag`` is ``--mode``, or ``--spectrum-mode`` where ``--mode`` means something else (``bound``).
+
+    >>> p = argparse.ArgumentParser()
+    >>> add_spectrum_mode_option(p)
+    >>> p.parse_args([]).mode, p.parse_args(["--mode", "gram"]).mode
+    ('auto', 'gram')
+    """
+    parser.add_argument(flag, choices=SPECTRUM_MODES, default=DEFAULT_SPECTRUM_MODE, help=SPECTRUM_MODE_HELP)

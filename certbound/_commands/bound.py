@@ -25,6 +25,7 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
+from certbound._commands._options import add_spectrum_mode_option
 from certbound.ball import decimal_upper
 from certbound.pipeline import BoundSettings, open_model, parse_count, parse_number
 from certbound.pipeline import bound_latex as result_latex
@@ -80,9 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="JSON configuration for --mode fixed; every value a priori")
     parser.add_argument("--spectra", metavar="FILE",
                         help="reuse a `certbound spectrum --json` report instead of certifying again")
-    parser.add_argument("--spectrum-mode", choices=("auto", "fast", "tight", "arb", "gram"), default="auto",
-                        help="certificate mode of the singular-value kernel (default auto: per matrix the "
-                             "cheapest certificate with sigma widths <= 1e-8 relative, else fast)")
+    add_spectrum_mode_option(parser, "--spectrum-mode")  # --mode is the theorem's (posthoc/fixed)
     parser.add_argument("--partition-ratio", type=float, default=1.25, metavar="R",
                         help="ratio of the geometric Riemann partition (default 1.25)")
     parser.add_argument("--p-grid-m", type=int, metavar="M",

@@ -16,6 +16,7 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
+from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import covering_report, parse_count, parse_number
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
@@ -34,8 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rank", type=int, metavar="R",
                         help="rank bound of the class (default: the certified rank upper bound); a value below it is "
                              "accepted only if the exact rank of W over Q (FLINT) is <= R")
-    parser.add_argument("--spectrum-mode", choices=("fast", "tight", "arb"), default="fast",
-                        help="certificate mode of the singular-value kernel (default: %(default)s)")
+    add_spectrum_mode_option(parser, "--spectrum-mode")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
 
 

@@ -17,6 +17,7 @@ import argparse
 import sys
 from typing import Any
 
+from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import parse_count, parse_number
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report", "result_json"]
@@ -34,8 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sample size n of the bound (default: the checkpoint's training-set size)")
     parser.add_argument("--n-test", type=_count("--n-test"), default=None,
                         help="fresh test samples for the measured risk (default: from the checkpoint, 20000)")
-    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
-                        help="singular-value certificate mode (default: %(default)s)")
+    add_spectrum_mode_option(parser)
     parser.add_argument("--no-search", action="store_true", help="skip the non-vacuity sample-size search")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write the full result as JSON")
 
@@ -262,6 +262,11 @@ def _summary_lines(res) -> list[str]:
     return lines
 
 
+def _key_label(key: tuple) -> str:
+    layer, head, kind = key
+    return f"L{layer} {kind}" if head is None else f"L{layer} H{head} {kind}"
+
+
 def result_json(res) -> dict:
     """JSON form: the Theorem 2 result (issue 4 shape), measurements, non-vacuity, timings."""
     from certbound.ball import ball_to_json
@@ -285,6 +290,10 @@ def result_json(res) -> dict:
         "delta": res.bound.delta,  # rounded up to a float (exact for float inputs)
         "delta_exact": str(res.delta),
         "bound": res.bound.to_json(),
+        # the requested certificate mode and, per matrix, the certificate that succeeded
+        "spectrum_mode": res.mode,
+        "certificates": {**{_key_label(k): enc.mode for k, enc in res.spectra.items()},
+                         "readout": res.readout.mode},
     }
     if e is not None:
         d["error"] = {"margin": str(e.margin), "empirical_ramp_upper": str(e.empirical_ramp_upper),

@@ -19,7 +19,7 @@ from certbound.bounds.proxies import (
     ProxyResult,
     variant_ratios,
 )
-from certbound._commands._options import parse_layers, prefix_depth
+from certbound._commands._options import add_spectrum_mode_option, parse_layers, prefix_depth
 from certbound.pipeline import ProxiesReport, open_model
 from certbound.report.latex import Raw, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.writers import csv_text, json_text, write_all
@@ -54,8 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="paper: the authors' formulas (L_phi = 1.13, absent from gamma); corrected: "
         "L_phi (exact GELU constant) also in gamma; both (default): print both and their ratio",
     )
-    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
-                        help="certificate mode of the singular-value kernel (default: %(default)s)")
+    add_spectrum_mode_option(parser)
     parser.add_argument("--layers", default=None, metavar="L,L,...",
                         help="only these layers, 0-based as everywhere; the proxies need a prefix 0..K-1 "
                              "(e.g. 0-2: a depth-3 sub-model, labelled as such)")

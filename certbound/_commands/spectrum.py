@@ -22,7 +22,7 @@ from certbound.pipeline import parse_schatten_indices, spectrum_run, spectrum_st
 from certbound.pipeline._results import matrix_type_label, spectrum_csv_rows
 from certbound.pipeline._streaming import MemoryRecordStore, RecordStore, stage_report_json
 from certbound.report.table import format_table
-from certbound._commands._options import LAYERS_HELP, parse_layers
+from certbound._commands._options import LAYERS_HELP, add_spectrum_mode_option, parse_layers
 from certbound.report.writers import check_output_path, csv_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
@@ -40,11 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
-    parser.add_argument("--mode", choices=("auto", "fast", "tight", "arb", "gram"), default="auto",
-                        help="certificate mode of the singular-value kernel (default auto: per matrix the "
-                             "cheapest certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate "
-                             "for dense matrices, Gram-factor route for heads), else fast; the choice is the "
-                             "record's mode)")
+    add_spectrum_mode_option(parser)  # the certificate used is each record's "mode"
     parser.add_argument("--raw", action="store_true", help="also certify the raw per-layer W_Q, W_K, W_V, W_O")
     parser.add_argument("--scale-logits", action="store_true",
                         help="fold the attention logit scale 1/sqrt(d_h) into QK")

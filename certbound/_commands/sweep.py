@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from certbound.ball import ball_to_json, decimal_lower, decimal_upper, float_upper
 from certbound.bounds.proxies import VARIANTS, paper_proxies
+from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import MINIATURE_L, MINIATURE_N, run_sweep
 
 NAME = "sweep"
@@ -43,8 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grid-N", type=_int_list, default=list(MINIATURE_N), help="widths of the control grid")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random-init control")
     parser.add_argument("--no-prefix", action="store_true", help="skip prefix-depth curves of the trained models")
-    parser.add_argument("--mode", choices=("fast", "tight", "arb"), default="fast",
-                        help="certificate mode of the singular-value kernel (default: %(default)s)")
+    add_spectrum_mode_option(parser)
     parser.add_argument("--digits", type=int, default=4, help="significant digits in the LaTeX/printed tables")
     parser.add_argument("--no-figures", action="store_true", help="tables only (no matplotlib needed)")
     parser.add_argument("--plot-variant", choices=VARIANTS, default="paper", help="variant shown in figures")

@@ -15,8 +15,9 @@ configuration (Schatten indices, grid radii, cut-off) certbound selects, whose
 upper end is the printed bound (``proofs/audit.md`` §5). One bound is computed
 per ``(model, options)`` and cached on the model handle, always at
 ``DEFAULT_PREC`` bits and with the certificate mode ``spectrum_mode``
-(default ``"fast"``, as the CLI), so the quantity does not change when the
-audit escalates its precision or its certificate mode.
+(one of :data:`certbound.pipeline.SPECTRUM_MODES`; default ``"auto"``, as the
+CLI), so the quantity does not change when the audit escalates its precision
+or its certificate mode.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from certbound.audit._errors import DomainError
 from certbound.audit._evaluate import EvalContext, Value, register_quantity
 from certbound.audit._exact import parse_exact_number
 from certbound.ball import DEFAULT_PREC, working_precision
-from certbound.pipeline import BoundSettings, certified_bound
+from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES, BoundSettings, certified_bound
 
 __all__ = ["BOUND_KEYWORDS", "bound_result"]
 
@@ -49,7 +50,6 @@ BOUND_KEYWORDS: dict[str, tuple[str, str]] = {
     "partition_ratio": ("partition_ratio", "dyadic"),
     "spectrum_mode": ("spectrum_mode", "mode"),
 }
-_MODES = ("fast", "tight", "arb")
 _DECIMAL_KEYWORDS = {k for k, (_, kind) in BOUND_KEYWORDS.items() if kind != "mode"}
 
 
@@ -74,8 +74,9 @@ def _normalise(kw: dict[str, Value]) -> dict[str, Any]:
     for name, v in kw.items():
         _, kind = BOUND_KEYWORDS[name]
         if kind == "mode":
-            if v not in _MODES:
-                raise DomainError(f"bound: spectrum_mode must be one of {', '.join(map(repr, _MODES))}, got {v!r}")
+            if v not in SPECTRUM_MODES:
+                raise DomainError(f"bound: spectrum_mode must be one of {', '.join(map(repr, SPECTRUM_MODES))}, "
+                                  f"got {v!r}")
             out[name] = v
             continue
         q = _exact(v, name)
@@ -145,7 +146,8 @@ def _field(name: str) -> Callable[..., Value]:
 
 _OPTIONS = ("n=, delta= (required; numbers or exact strings such as \"1e6\"); optional seq_len, loss_bound, "
             "loss_lipschitz, readout_norm, softmax_lip, act_lip, residual=0|1, logit_scale=0|1, p_grid_m, "
-            "partition_ratio, spectrum_mode=\"fast\"|\"tight\"|\"arb\" (the `certbound bound` flags and defaults)")
+            "partition_ratio, spectrum_mode=" + "|".join(f'"{m}"' for m in SPECTRUM_MODES)
+            + f" (default \"{DEFAULT_SPECTRUM_MODE}\"; the `certbound bound` flags and defaults)")
 _SAME = "same arguments as bound()"
 
 for _name, _field_name, _doc in (

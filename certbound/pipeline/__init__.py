@@ -24,7 +24,8 @@ from certbound.pipeline._bound import (
     spectra_from_report,
 )
 from certbound.pipeline._hub import hub_cache_dir, resolve_hub_id
-from certbound.pipeline._model import SPECTRUM_MODES, Model, open_model, parse_schatten_indices
+from certbound.pipeline._model import Model, open_model, parse_schatten_indices
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES, check_spectrum_mode
 from certbound.pipeline._results import BoundResult, MatrixSpectrum, ProxiesReport, SpectrumReport, bound_latex
 from certbound.pipeline._covering import covering_report
 from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonvacuous_sample_size, run_demo
@@ -51,6 +52,8 @@ __all__ = [
     "ProxiesReport",
     "bound_latex",
     "SPECTRUM_MODES",
+    "DEFAULT_SPECTRUM_MODE",
+    "check_spectrum_mode",
     "parse_schatten_indices",
     "hub_cache_dir",
     "resolve_hub_id",

@@ -54,6 +54,7 @@ from certbound.bounds import (
 )
 from certbound.checkpoints import open_model, require_theory_coverage, theory_matrices
 from certbound.enclose import enclose_singular_values
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._spectrum import enclose_theory_matrices, records_digest, scaled_enclosure, weights_digest
@@ -210,8 +211,9 @@ class BoundSettings:
     spectra : str, optional
         A ``certbound spectrum --json`` report to reuse instead of certifying again
         (checked to be of the same weights).
-    spectrum_mode : {"auto", "fast", "tight", "arb", "gram"}
-        Certificate mode of the singular-value kernel.
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+        default ``"auto"``).
     partition_ratio : float
         Ratio (> 1) of the geometric Riemann partition.
     p_grid_m : int, optional
@@ -245,7 +247,7 @@ class BoundSettings:
     mode: str = "posthoc"
     constraints: str | None = None
     spectra: str | None = None
-    spectrum_mode: str = "auto"
+    spectrum_mode: str = DEFAULT_SPECTRUM_MODE
     partition_ratio: float = 1.25
     p_grid_m: int | None = None
     loss: str = "given"
@@ -271,9 +273,7 @@ class BoundSettings:
             # silently computing Theorem 2 instead of the Theorem 1 the user asked for would mislead
             raise ValueError("--constraints is only used with --mode fixed (Theorem 1); the post hoc bound "
                              "chooses its configuration itself")
-        if self.spectrum_mode not in ("auto", "fast", "tight", "arb", "gram"):
-            raise ValueError(f"--spectrum-mode must be 'auto', 'fast', 'tight', 'arb' or 'gram', "
-                             f"not {self.spectrum_mode!r}")
+        check_spectrum_mode(self.spectrum_mode, "--spectrum-mode")
         if isinstance(self.partition_ratio, bool) or not isinstance(self.partition_ratio, (int, float)) \
                 or not 1 < self.partition_ratio < math.inf:
             raise ValueError(f"--partition-ratio: {self.partition_ratio!r} is not a finite number > 1")
@@ -308,8 +308,9 @@ class BoundSettings:
 # model → spectra
 
 
-def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "auto", config: str | None = None,
-                  mapping: str | None = None, progress: ProgressSpec = None) -> tuple[dict, Any, dict]:
+def model_spectra(model: str, *, scale_logits: bool = True, mode: str = DEFAULT_SPECTRUM_MODE,
+                  config: str | None = None, mapping: str | None = None,
+                  progress: ProgressSpec = None) -> tuple[dict, Any, dict]:
     """Certified enclosures of every theory matrix of a checkpoint, keyed ``(layer, head, type)``.
 
     Per-head ``QK``/``VO`` through the product path (never formed, rank ≤ d_h
@@ -322,8 +323,8 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = "auto", 
         A checkpoint directory or weights file, or a packaged checkpoint name.
     scale_logits : bool
         Include the attention logit scale in ``QK`` (as the bound needs).
-    mode : {"auto", "fast", "tight", "gram", "arb"}
-        Certificate mode of the singular-value kernel.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
     config, mapping : str, optional
         ``--config`` / ``--mapping`` files.
     progress : None, bool, "auto" or callable, optional
@@ -356,8 +357,8 @@ def _single_threaded_iter(it: Any) -> Any:
         yield x
 
 
-def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True, mode: str = "auto",
-                     progress: ProgressSpec = None) -> dict:
+def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True,
+                     mode: str = DEFAULT_SPECTRUM_MODE, progress: ProgressSpec = None) -> dict:
     """:func:`model_spectra` of an opened checkpoint and its layout (the spectra dict only; ``ck`` stays open)."""
     spectra: dict = {}
     types = tuple(getattr(layout, "matrix_types", ("QK", "VO", "M_in", "M_out")))

@@ -18,6 +18,7 @@ from certbound.bounds import LinearMapClass, certified_spectrum, choose_cover, l
 from certbound.bounds._arbutil import as_arb, upper_float
 from certbound.bounds._covering import log_cover_tail_volume
 from certbound.enclose import enclose_singular_values
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 
 __all__ = ["covering_report"]
 
@@ -26,8 +27,48 @@ _TABLE_DIGITS = 6
 
 
 def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fraction] | None = None,
-                    p_grid_m: int = 8, rank: int | None = None, mode: str = "fast", name: str = "W") -> dict:
-    """Certified Lemma A bounds for the classes containing ``W``; JSON-ready dict (Q = ball_to_json)."""
+                    p_grid_m: int = 8, rank: int | None = None, mode: str = DEFAULT_SPECTRUM_MODE,
+                    name: str = "W") -> dict:
+    """Certified Lemma A bounds for the classes containing ``W``; JSON-ready dict (Q = ball_to_json).
+
+    Parameters
+    ----------
+    W : array_like, 2-D
+        The stored matrix (``a × b``, row-vector convention ``x ↦ xW``), certified as float64.
+    eps : number
+        The covering radius ε > 0.
+    rows : int
+        The number of rows M of U in d_U (e.g. n·T).
+    rho : number
+        The bound on the row norms of U (the input radius).
+    ps : list of Fraction, optional
+        Schatten indices in [0, 2] (default: the grid ``p_grid(p_grid_m)``).
+    p_grid_m : int
+        Resolution of the default grid {0, 1/m, …, 2}.
+    rank : int, optional
+        The class's rank bound (default: the certified rank upper bound); a value below it is
+        accepted only when the exact rank of W over ℚ is ≤ ``rank``.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+        default ``"auto"``); recorded as ``spectrum_mode``, the certificate used as ``certificate``.
+    name : str
+        The matrix's name in messages and in the result.
+
+    Returns
+    -------
+    dict
+        ``results`` (per p: the Schatten radius and the certified ``log_covering_number`` ball,
+        whose upper end is the bound), ``best``, ``parameter_counting``, ``statement``; keys
+        starting with ``_`` are the command's table cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rep = covering_report(np.diag([2.0, 1.0]), eps="0.1", rows=10, ps=[1])
+    >>> rep["rank_bound"], rep["spectrum_mode"], rep["results"][0]["p"]
+    (2, 'auto', '1')
+    """
+    check_spectrum_mode(mode)
     W = np.asarray(W)
     if W.ndim != 2 or W.size == 0:
         raise ValueError(f"{name}: expected a non-empty 2-D array, got shape {W.shape}")
@@ -82,6 +123,8 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
             "rho": str(rho),
             "rank_bound": r_arch,
             "rank_source": cs.rank_source if rank_source is None else rank_source,
+            "spectrum_mode": mode,
+            "certificate": enc.mode,
             "spectral_radius": ball_to_json(c),
             "parameter_counting": ball_to_json(counting),
             "results": [{k: v for k, v in d.items() if not k.startswith("_")} for d in results],

@@ -41,6 +41,7 @@ from typing import Any, Callable, Optional
 
 from flint import arb
 
+from certbound.ball import float_upper
 from certbound.bounds import TransformerSpec, theorem2_posthoc_bound
 from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
 from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
@@ -48,6 +49,7 @@ from certbound.models.demo import MeasuredGap, measure_gap
 from certbound.models.network import PiTransformer
 from certbound.models.task import SparseMajorityTask
 from certbound.pipeline._bound import _float_reading
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -80,19 +82,22 @@ def transformer_spec_of(net: PiTransformer) -> TransformerSpec:
     )
 
 
-def enclose_model_spectra(net: PiTransformer, mode: str = "fast") -> tuple[dict, Any]:
+def enclose_model_spectra(net: PiTransformer, mode: str = DEFAULT_SPECTRUM_MODE) -> tuple[dict, Any]:
     """Certified singular values of every theory matrix: ({(layer, head, type): enclosure}, readout enclosure).
 
     Per-head products go through ``enclose_singular_values_of_product`` (the
-    product is never formed; σ_i = 0 exactly for i > d_h).
+    product is never formed; σ_i = 0 exactly for i > d_h). ``mode`` is the
+    certificate mode (:data:`certbound.pipeline.SPECTRUM_MODES`) of every
+    enclosure, products included; each enclosure records the certificate used.
     """
+    check_spectrum_mode(mode)
     spectra: dict = {}
     readout = None
     for m in net.theory_matrices():
         if m.kind == "readout":
             readout = enclose_singular_values(m.dense, mode=mode)
         elif m.dense is None:
-            spectra[(m.layer, m.head, m.kind)] = enclose_singular_values_of_product(m.left, m.right)
+            spectra[(m.layer, m.head, m.kind)] = enclose_singular_values_of_product(m.left, m.right, mode=mode)
         else:
             spectra[(m.layer, m.head, m.kind)] = enclose_singular_values(m.dense, mode=mode)
     return spectra, readout
@@ -215,6 +220,7 @@ class DemoResult:
     timings: dict = field(default_factory=dict)
     error: Optional["ErrorBound"] = None
     input_counting: Optional[arb] = None  # √((|𝒳| ln 2 + ln 1/δ)/(2n)), proofs/demo-task.md §1
+    mode: str = DEFAULT_SPECTRUM_MODE  # the requested certificate mode; each enclosure records the one used
 
 
 @dataclass
@@ -265,7 +271,7 @@ def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
 
 
 def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: Optional[int] = None,
-             n_test: Optional[int] = None, mode: str = "fast", search_nonvacuous: bool = True,
+             n_test: Optional[int] = None, mode: str = DEFAULT_SPECTRUM_MODE, search_nonvacuous: bool = True,
              options: Any = None) -> DemoResult:
     """Run the whole demo on a certbound-pi checkpoint (default: the shipped one), as ``certbound demo``.
 
@@ -282,8 +288,9 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         size (config ``data.n_train``).
     n_test : int, optional
         Fresh test samples for the measured error (default: the checkpoint's own).
-    mode : {"fast", "tight", "arb"}
-        Certificate mode of the singular-value kernel.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+        default ``"auto"``, as the CLI).
     search_nonvacuous : bool
         Also search the counterfactual n* from which the loss-gap bound is non-vacuous.
     options : certbound.bounds.BoundOptions, optional
@@ -297,6 +304,7 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         checkpoints written by ``certbound train-demo`` have it) and is skipped otherwise.
     """
     t0, c0 = time.perf_counter(), time.process_time()
+    check_spectrum_mode(mode)
     path = Path(model) if model is not None else demo_checkpoint_path()
     net, meta = load_pi_checkpoint(path)
     task, data = _task_and_sizes(meta)
@@ -337,7 +345,7 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
                "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0,
                "cpu_total": time.process_time() - c0}
     return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timings,
-                      error, counting)
+                      error, counting, mode)
 
 
 @dataclass
@@ -362,11 +370,9 @@ class DemoPoint:
 
 
 def demo_point(model: str | Path, *, delta: Any = DEFAULT_DELTA, n_test: Optional[int] = None,
-               options: Any = None) -> DemoPoint:
+               options: Any = None, mode: str = DEFAULT_SPECTRUM_MODE) -> DemoPoint:
     """:func:`run_demo` at the model's own n (no n* search), reduced to the numbers the sweep figure plots."""
-    from certbound.ball import float_upper
-
-    res = run_demo(model, delta=delta, n_test=n_test, search_nonvacuous=False, options=options)
+    res = run_demo(model, delta=delta, n_test=n_test, search_nonvacuous=False, options=options, mode=mode)
     m = res.measured
     if m is None:
         raise ValueError(f"{model}: the checkpoint has no task description, so nothing can be measured")
@@ -382,10 +388,8 @@ def demo_point(model: str | Path, *, delta: Any = DEFAULT_DELTA, n_test: Optiona
 
 
 def counterfactual_curve(model: str | Path, ns: list[int], *, delta: Any = DEFAULT_DELTA,
-                         options: Any = None) -> list[tuple[int, float]]:
+                         options: Any = None, mode: str = DEFAULT_SPECTRUM_MODE) -> list[tuple[int, float]]:
     """(n, certified loss-gap bound) for ONE model's weights as if they had come from n samples (upper ends)."""
-    from certbound.ball import float_upper
-
     net, _ = load_pi_checkpoint(Path(model))
-    spectra, readout = enclose_model_spectra(net)
+    spectra, readout = enclose_model_spectra(net, mode)
     return [(int(n), float_upper(pi_model_bound(net, spectra, readout, int(n), delta, options).bound)) for n in ns]

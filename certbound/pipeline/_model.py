@@ -35,17 +35,13 @@ from certbound.checkpoints import (
 )
 from certbound.pipeline._bound import BoundSettings, _float_reading, certified_bound_of, parse_count, parse_number
 from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec
 from certbound.pipeline._proxies import model_quantities_of
 from certbound.pipeline._results import BoundResult, ProxiesReport, SpectrumReport
 from certbound.pipeline._spectrum import spectrum_run_of
 
-__all__ = ["Model", "open_model", "parse_schatten_indices", "SPECTRUM_MODES"]
-
-#: Certificate modes of :meth:`Model.spectra` (those of ``certbound spectrum --mode``; see
-#: :func:`certbound.enclose.enclose_singular_values`).
-SPECTRUM_MODES = ("auto", "fast", "tight", "arb", "gram")
-
+__all__ = ["Model", "open_model", "parse_schatten_indices"]
 
 def parse_schatten_indices(ps: str | Sequence[Any]) -> list[str]:
     """Schatten indices p ∈ (0, 2] as exact decimal strings (``"0.5,1,2"`` or a sequence).
@@ -146,7 +142,7 @@ class Model:
             ck.close()
 
     # ------------------------------------------------------------ pipeline
-    def spectra(self, mode: str = "auto", *, jobs: int = 1, layers: Sequence[int] | None = None,
+    def spectra(self, mode: str = DEFAULT_SPECTRUM_MODE, *, jobs: int = 1, layers: Sequence[int] | None = None,
                 p: str | Sequence[Any] = ("0.5", "1", "2"), raw: bool = False, scale_logits: bool = False,
                 include_sigma: bool = True, progress: ProgressSpec = None,
                 dask: str | None = None) -> SpectrumReport:
@@ -154,8 +150,9 @@ class Model:
 
         Parameters
         ----------
-        mode : {"auto", "fast", "tight", "arb", "gram"}
-            Certificate mode of the singular-value kernel (default ``"auto"``, as the CLI).
+        mode : {"fast", "tight", "arb", "gram", "auto"}
+            Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+            default ``"auto"``, as the CLI).
         jobs : int
             Worker processes (1: in this process). Workers reopen the checkpoint from its path,
             so an in-memory model runs with one job.
@@ -182,8 +179,7 @@ class Model:
         >>> len(rep), rep[0].type, rep.find(0, "QK", head=0).rank
         (5, 'QK', (1, 1))
         """
-        if mode not in SPECTRUM_MODES:
-            raise ValueError(f"mode must be one of {', '.join(SPECTRUM_MODES)}, not {mode!r}")
+        check_spectrum_mode(mode)
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise ValueError(f"--jobs must be at least 1, not {jobs}")
         ps = parse_schatten_indices(p)
@@ -253,7 +249,7 @@ class Model:
                                                            progress=progress)
         return BoundResult(res, path, layout.summary(), {"spectra": t_spec, "bound": res.elapsed_seconds})
 
-    def proxies(self, variant: str = "both", *, mode: str = "fast", layers: int | None = None,
+    def proxies(self, variant: str = "both", *, mode: str = DEFAULT_SPECTRUM_MODE, layers: int | None = None,
                 progress: ProgressSpec = None) -> ProxiesReport:
         """The certified Section-6 proxies B_ours / B_Edelman (``certbound proxies``); not bounds.
 
@@ -261,8 +257,9 @@ class Model:
         ----------
         variant : {"both", "paper", "corrected"}
             Which proxy formulas (``"both"``: both and their certified ratio).
-        mode : {"fast", "tight", "arb"}
-            Certificate mode of the singular-value kernel.
+        mode : {"fast", "tight", "arb", "gram", "auto"}
+            Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+            default ``"auto"``, as the CLI).
         layers : int, optional
             ``layers=K`` uses the first K layers 0..K-1 only (a prefix-depth sub-model).
         progress : None, bool, "auto" or callable, optional
@@ -282,6 +279,7 @@ class Model:
         """
         if variant not in (*VARIANTS, "both"):
             raise ValueError(f"variant must be one of {', '.join((*VARIANTS, 'both'))}, not {variant!r}")
+        check_spectrum_mode(mode)
         with self.open() as (ck, layout):
             info, qs = model_quantities_of(ck, layout, self.name, mode=mode, layers=layers, progress=progress)
         variants = VARIANTS if variant == "both" else (variant,)

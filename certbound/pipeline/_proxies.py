@@ -6,7 +6,8 @@ import os
 from typing import Any
 
 from certbound.bounds.proxies import MatrixQuantities, quantities_of_theory_matrix
-from certbound.checkpoints import open_model, theory_matrices
+from certbound.checkpoints import open_model, theory_coverage, theory_matrices
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_model
 
@@ -16,16 +17,45 @@ __all__ = ["model_quantities", "model_quantities_of"]
 def model_quantities(
     spec: str | os.PathLike[str],
     *,
-    mode: str = "fast",
+    mode: str = DEFAULT_SPECTRUM_MODE,
     layers: int | None = None,
     mapping: str | None = None,
     progress: ProgressSpec = None,
 ) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """Certified per-matrix quantities of a checkpoint (path or packaged name) and its layout summary.
 
-    ``layers=K`` uses only the first K layers, 0..K-1 (a prefix-depth sub-model). The summary
-    carries ``"path"`` and ``"used_layers"``. ``progress``: see :mod:`certbound.pipeline._progress`.
+    What the Section-6 proxies (:func:`certbound.bounds.proxies.paper_proxies`) are evaluated from:
+    per-head QK/VO through their factors, the FFN matrices dense.
+
+    Parameters
+    ----------
+    spec : str or path
+        A checkpoint path or a packaged checkpoint name.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+        default ``"auto"``).
+    layers : int, optional
+        ``layers=K`` uses only the first K layers, 0..K-1 (a prefix-depth sub-model).
+    mapping : str, optional
+        A tensor-name mapping file for an unsupported architecture.
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+
+    Returns
+    -------
+    tuple
+        ``(info, quantities)``: the layout summary with ``"path"``, ``"used_layers"`` and
+        ``"spectrum_mode"`` (the requested mode), and one
+        :class:`certbound.bounds.proxies.MatrixQuantities` per theory matrix.
+
+    Examples
+    --------
+    >>> from certbound.models import demo_checkpoint_path
+    >>> info, qs = model_quantities(demo_checkpoint_path())
+    >>> info["spectrum_mode"], [q.type for q in qs]
+    ('auto', ['QK', 'VO', 'M_in', 'M_out'])
     """
+    check_spectrum_mode(mode)
     path = resolve_model(spec)
     ck, layout = open_model(path, mapping=mapping)
     try:
@@ -34,11 +64,10 @@ def model_quantities(
         ck.close()
 
 
-def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", layers: int | None = None,
-                        progress: ProgressSpec = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
+def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = DEFAULT_SPECTRUM_MODE,
+                        layers: int | None = None, progress: ProgressSpec = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open)."""
-    from certbound.checkpoints import theory_coverage
-
+    check_spectrum_mode(mode)
     cov = theory_coverage(layout)
     if not cov.covered:
         raise ValueError(f"{path}: the paper's proxies B_ours/B_Edelman are defined for self-attention blocks with "
@@ -64,4 +93,5 @@ def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = "fast", 
     info = dict(layout.summary())
     info["path"] = path
     info["used_layers"] = n_layers
+    info["spectrum_mode"] = mode
     return info, qs

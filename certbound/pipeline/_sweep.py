@@ -14,6 +14,7 @@ import time
 from typing import Any, Sequence
 
 from certbound.bounds.proxies import VARIANTS, paper_proxies, prefix_layers, random_init_quantities
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 from certbound.pipeline._proxies import model_quantities
 from certbound.report.figures import ModelRun
 
@@ -32,7 +33,7 @@ def run_sweep(
     grid_N: Sequence[int] = MINIATURE_N,
     seed: int = 0,
     prefix: bool = True,
-    mode: str = "fast",
+    mode: str = DEFAULT_SPECTRUM_MODE,
     log: Any = None,
     progress: Any = None,
 ) -> list[Any]:
@@ -43,7 +44,40 @@ def run_sweep(
     models get every c(p) exactly; prefix and random-init runs use the pruned
     grid (``exact_grid=False``: same certified minimum and p*, cheap brackets
     for grid points that cannot be the minimiser).
+
+    Parameters
+    ----------
+    models : sequence of str
+        Checkpoint paths or packaged checkpoint names.
+    random_grid : bool
+        Also certify the untrained random-init control grid.
+    grid_L, grid_N : sequence of int
+        Depths and widths of the control grid (default: the BERT Miniatures).
+    seed : int
+        Base seed of the control (width N draws with seed ``seed + N``).
+    prefix : bool
+        Also report the prefix-depth sub-models of each trained model.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+        default ``"auto"``).
+    log : file, optional
+        Where progress lines go (``None``: silent).
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+
+    Returns
+    -------
+    list of certbound.report.figures.ModelRun
+        The trained, prefix and random-init runs, in that order per model.
+
+    Examples
+    --------
+    >>> from certbound.models import demo_checkpoint_path
+    >>> runs = run_sweep([demo_checkpoint_path()], grid_L=(1,), grid_N=(64,))
+    >>> [(r.kind, r.name) for r in runs]
+    [('trained', 'demo'), ('prefix', 'demo[0..0]'), ('random-init', 'random L=1 N=64')]
     """
+    check_spectrum_mode(mode)
     def say(msg: str) -> None:
         if log is not None:
             print(msg, file=log, flush=True)
