@@ -9,20 +9,23 @@ dominates the tiny true residuals. Here the products are computed
 Rump (Numer. Algorithms 59, 2012):
 
 1. Each operand is split error-free, line by line (per row or per column,
-   whichever is *not* summed over), into parts ``A = A₁ + A₂ + T`` whose
+   whichever is *not* summed over), into ``A = A₁ + A'`` where ``A₁``'s
    entries are integer multiples of a per-line power of two ``unit`` with at
-   most ``b = ⌊(53 − log₂ k)/2⌋`` significant bits (k = inner dimension;
-   the second part's unit is the first one's times 2⁻ᵇ); then every
-   partial sum of ``A_p B_q`` is an integer multiple of ``unit_A·unit_B``
-   below ``2⁵³·unit_A·unit_B``, so GEMM computes it **exactly**, in any
-   order, blockwise or not, with or without FMA (Lemmas T2, T3).
-2. The three leading products (those of size 1, 2⁻ᵇ, 2⁻ᵇ relative to the
-   result) are exact; the remaining ones are of relative size ≤ 2⁻²ᵇ ≈ 2⁻⁴⁰
-   and computed by plain GEMM, whose a-priori error ``γ_k|A||B|`` is then
-   ≈ 2⁻⁸⁰ relative: negligible (Lemma T1).
+   most ``b = ⌊(53 − log₂ k)/2⌋`` significant bits (k = inner dimension) and
+   ``|A'| ≤ unit``; then every partial sum of ``A₁B₁ᵀ`` is an integer
+   multiple of ``unit_A·unit_B`` below ``2⁵³·unit_A·unit_B``, so GEMM
+   computes it **exactly**, in any order, blockwise or not, with or without
+   FMA (Lemmas T2, T3).
+2. The leading product is exact; the others have one operand of relative
+   size 2⁻ᵇ and are computed by plain GEMM, whose a-priori error
+   ``γ_k|A||B|`` is then ≈ 2⁻ᵇγ_k ≈ 10⁻¹⁸ of the data: about 1–2 % of the
+   true residuals of a LAPACK SVD at 768×3072, far below tight mode's
+   width target (Lemma T1; one split level suffices, §3–§4). For the Gram
+   matrix ``2(XᵀX − I) = 2(X₁ᵀX₁ − I) + N + Nᵀ`` with ``N = X'ᵀ(X + X₁)``:
+   one exact SYRK and one GEMM.
 3. ``diag(s)`` is handled exactly: ``Y diag(s) = Z_hi + Z_lo`` by Dekker's
    TwoProduct (Ogita–Rump–Oishi 2005), entry by entry (Lemma T4).
-4. The terms are added with plain float subtractions in decreasing order of
+4. The terms are added with plain float operations in decreasing order of
    size; each addition's rounding error is at most ``u`` times its computed
    result, which is already ≈ 2⁻²¹ of the data after the first step (Lemma T5).
 5. The spectral norm of the small computed matrix ``F`` is bounded by repeated
@@ -386,26 +389,21 @@ def _syrk_accumulate(A: np.ndarray, C: np.ndarray) -> None:
         C[...] = out
 
 
-def _symmetrize_upper(C: np.ndarray) -> np.ndarray:
-    """The symmetric matrix whose upper triangle is that of C (exact copies)."""
-    U = np.triu(C)
-    return U + np.triu(U, 1).T  # adds zeros only: exact
-
-
 def gram_deviation_bound_tight(X: np.ndarray) -> arb:
     """Rigorous upper bound on ``‖XᵀX − I‖₂`` for a float64 m×r matrix X.
 
     Returns a ball whose upper end ``B`` is the bound (use ``.upper()``; the
     ball is a narrow enclosure of the computed bound, not of the norm).
 
-    Method (proofs/enclosure-tight.md §3, Theorem T-Gram): split X per column
-    (``X = X₁ + X₂ + T``, Corollary T2′, inner dimension m) and write
-    ``XᵀX = X₁ᵀX₁ + X₁ᵀX₂ + (X₁ᵀX₂)ᵀ + X₁ᵀT + (X₁ᵀT)ᵀ + X'ᵀX'`` with
-    ``X' = X − X₁``. The first two products are exact GEMMs (accumulated over
-    row blocks, still exact), the last two plain GEMMs with a-priori error.
-    The sum ``D̂`` is accumulated with float additions (each off by
-    ≤ u·|result|); then ``‖XᵀX − I‖₂ ≤ ‖D̂‖₂ + (GEMM errors) +
-    u·Σ‖partial sums‖_F`` with ``‖D̂‖₂`` from :func:`spectral_norm_upper`.
+    Method (proofs/enclosure-tight.md §3, Theorem T-Gram): split X once per
+    column (``X = X₁ + X'``, Lemma T2, inner dimension m) and use the exact
+    identity ``2(XᵀX − I) = 2(X₁ᵀX₁ − I) + N + Nᵀ`` with
+    ``N = X'ᵀ(X + X₁)``. ``X₁ᵀX₁`` is an exact SYRK (Lemma T3, accumulated
+    over row blocks, still exact); ``N`` one plain GEMM of relative size
+    2⁻ᵇ, whose a-priori error is ≈ 2⁻ᵇγ_m relative. The sum ``D̂`` is formed
+    with float additions (each off by ≤ u·|result|, Lemma T5); then
+    ``‖XᵀX − I‖₂ ≤ (‖D̂‖₂ + u·Σ‖partial sums‖_F)/2 + (GEMM error)`` with
+    ``‖D̂‖₂`` from :func:`spectral_norm_upper`.
 
     >>> bool(gram_deviation_bound_tight(np.array([[1.0], [1.0]])).upper() >= 1)
     True
@@ -419,42 +417,50 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
     b = bits_per_part(m)
     # Lines are columns (the inner index is the row): global column maxima.
     sp = _SplitParams(np.maximum(np.max(X, axis=0, keepdims=True), -np.min(X, axis=0, keepdims=True)), b)
-    # P₁₁ and V are symmetric: BLAS syrk accumulates their upper triangles in
-    # place (C := AᵀA + C, a classical evaluation: Lemmas T1, T3 apply).
-    P11, V = np.zeros((r, r), order="F"), np.zeros((r, r), order="F")
-    P12, Q, tmp = np.zeros((r, r)), np.zeros((r, r)), np.empty((r, r))
+    # P₁₁ is symmetric: BLAS syrk accumulates its upper triangle in place
+    # (C := AᵀA + C, a classical evaluation: Lemma T3 applies).
+    P11 = np.zeros((r, r), order="F")
+    N, tmp = np.zeros((r, r)), np.empty((r, r))
     blocks = _row_blocks(m, r)
     nb = blocks[0].stop - blocks[0].start
-    B1, Bp, B2, BT = (np.empty((nb, r)) for _ in range(4))
-    ss_X1, ss_T, ss_Xp = [], [], []
+    B1, Bp, BH = (np.empty((nb, r)) for _ in range(3))
+    ss_Xp, ss_H = [], []
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for J in blocks:
             h = J.stop - J.start
-            X1, Xp, X2, T = B1[:h], Bp[:h], B2[:h], BT[:h]
-            _extract(X[J], sp.sigma1, sp.bad1, X1, Xp)
-            _extract(Xp, sp.sigma2, sp.bad2, X2, T)
+            X1, Xp, H = B1[:h], Bp[:h], BH[:h]
+            XJ = X[J]
+            _extract(XJ, sp.sigma1, sp.bad1, X1, Xp)
             # Exact block products accumulate exactly (Lemma T3: every partial
             # sum over any subset of rows is representable).
             _syrk_accumulate(X1, P11)
-            P12 += np.matmul(X1.T, X2, out=tmp)
-            Q += np.matmul(X1.T, T, out=tmp)  # float: γ_m|X₁|ᵀ|T| + 2mη overall
-            _syrk_accumulate(Xp, V)  # float: γ_m|X'|ᵀ|X'| + 2mη overall
-            ss_X1.append(_sumsq_upper(X1))
-            ss_T.append(_sumsq_upper(T))
+            np.add(XJ, X1, out=H)  # Ĥ = fl(X + X₁): off by ≤ u|Ĥ|
+            N += np.matmul(Xp.T, H, out=tmp)  # float: γ_m|X'|ᵀ|Ĥ| + 2mη overall
             ss_Xp.append(_sumsq_upper(Xp))
-        P11, V = _symmetrize_upper(P11), _symmetrize_upper(V)
-        del B1, Bp, B2, BT
-        S = P11
-        S[np.diag_indices(r)] -= 1.0
+            ss_H.append(_sumsq_upper(H))
+        del B1, Bp, BH
+        # Ŝ₀ = 2P₁₁ − 2I from the upper triangle: P₁₁ + P₁₁ᵀ has the
+        # off-diagonal p_ij and the diagonal 2p_ii (adding zeros, doubling:
+        # exact); doubling again is exact, and the diagonal 2p_ii − 2 is one
+        # rounded subtraction.
+        S = np.add(P11, P11.T, out=tmp)
+        d = np.diag_indices(r)
+        diag = 2.0 * P11[d]
+        S *= 2.0
+        S[d] = diag - 2.0
+        del P11
         fro_partials = [_frobenius_upper(S)]
-        for term in (P12, P12.T, Q, Q.T, V):
-            S += term
-            fro_partials.append(_frobenius_upper(S))
+        S += N
+        fro_partials.append(_frobenius_upper(S))
+        S += N.T
+        fro_partials.append(_frobenius_upper(S))
+        del N
     with working_precision():
         add_err = _U * _sum_arb(fro_partials)
-        fX1, fT, fXp = (_sum_arb(ss).sqrt() for ss in (ss_X1, ss_T, ss_Xp))
-        gemm_err = 2 * _gemm_error(fX1, fT, m, r, r) + _gemm_error(fXp, fXp, m, r, r)
-        return _spectral_norm_upper(S, overwrite=True) + add_err + gemm_err
+        fXp, fH = (_sum_arb(ss).sqrt() for ss in (ss_Xp, ss_H))
+        # N − N̂ = (X'ᵀĤ − N̂) + X'ᵀ(X + X₁ − Ĥ); each enters 2(XᵀX − I) twice.
+        n_err = _gemm_error(fXp, fH, m, r, r) + _U * fXp * fH
+        return (_spectral_norm_upper(S, overwrite=True) + add_err) / 2 + n_err
 
 
 # --------------------------------------------------------------------------
@@ -514,16 +520,15 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
     Method (proofs/enclosure-tight.md §4, Theorem T-Res): W and s are first
     scaled by one exact power of two (up only) so that the larger of
     ``max|W|``, ``max|s|`` lies in [1, 2). ``Z = Y diag(s) = Z_hi + Z_lo``
-    by TwoProduct; X is split per row and ``Z_hi`` per row (inner dimension
-    r): ``X = X₁ + X₂ + T_x``, ``Z_hi = Z₁ + Z₂ + T_z``, and with
-    ``Z' = Z_hi − Z₁``, ``C = fl(T_z + Z_lo) = T_z + Z_lo − δ`` and
-    ``Z'' = fl(Z' + Z_lo) = Z' + Z_lo − δ₂``:
+    by TwoProduct; X and ``Z_hi`` are split once per row (inner dimension
+    r): ``X = X₁ + X'``, ``Z_hi = Z₁ + Z'``, and with
+    ``Z'' = fl(Z' + Z_lo) = Z' + Z_lo − δ``:
 
-        X Zᵀ = X₁Z₁ᵀ + X₁Z₂ᵀ + X₂Z₁ᵀ            (exact GEMMs)
-             + X₁Cᵀ + X₂Z''ᵀ + T_x Z_hiᵀ          (float GEMMs, relative size 2⁻²ᵇ)
-             + X₁δᵀ + X₂δ₂ᵀ + T_x Z_loᵀ           (bounded a priori)
+        X Zᵀ = X₁Z₁ᵀ                   (exact GEMM)
+             + X₁Z''ᵀ + X'Z_hiᵀ          (float GEMMs, relative size 2⁻ᵇ)
+             + X₁δᵀ + X'Z_loᵀ            (bounded a priori)
 
-    ``R̂`` is ``W`` minus the six computed products, by float subtractions
+    ``R̂`` is ``W`` minus the three computed products, by float subtractions
     (column block by column block of W, i.e. row block by row block of Y);
     ``‖R‖₂ ≤ ‖R̂‖₂ + (all error terms)`` with ``‖R̂‖₂`` from
     :func:`spectral_norm_upper`.
@@ -554,57 +559,54 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
     if kexp:
         W = _scale_pow2(W, kexp)
         s = _scale_pow2(s, kexp)
+    b = bits_per_part(r)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        X1, X2, Tx, Xp = split_error_free(X, axis=1, k=r)
-        b = bits_per_part(r)
+        X1, Xp = np.empty_like(X), np.empty_like(X)
+        amax = np.maximum(np.max(X, axis=1, keepdims=True), -np.min(X, axis=1, keepdims=True))
+        sx = _SplitParams(amax, b)
+        _extract(X, sx.sigma1, sx.bad1, X1, Xp)
         S = np.empty((m, n))
         blocks = _row_blocks(n, max(r, m))
         nb = blocks[0].stop - blocks[0].start
-        Zhi_, Zlo_, Z1_, Zp_, Z2_, Tz_ = (np.empty((nb, r)) for _ in range(6))
+        Zhi_, Zlo_, Z1_, Zpp_, w_ = (np.empty((nb, r)) for _ in range(5))
         prod_ = np.empty((m, nb))
-        ss = {key: [] for key in ("S0", "S1", "S2", "S3", "S4", "S5", "C", "Zpp", "Zhi", "Zlo", "inv")}
+        ss = {key: [] for key in ("S0", "S1", "S2", "Zpp", "Zhi", "Zlo", "inv")}
         n_invalid = 0
         for J in blocks:
             h = J.stop - J.start
-            Zhi, Zlo, Z1, Zp, Z2, Tz = (buf[:h] for buf in (Zhi_, Zlo_, Z1_, Zp_, Z2_, Tz_))
+            Zhi, Zlo, Z1, Zpp, w = (buf[:h] for buf in (Zhi_, Zlo_, Z1_, Zpp_, w_))
             prod = prod_[:, :h]
-            # Z1_, Z2_, Tz_ serve as TwoProduct scratch before they hold parts.
-            invalid = _two_product(Y[J], s, Zhi, Zlo, Z1, Z2, Tz)
+            # Z1, Zpp serve as TwoProduct scratch before they hold parts.
+            invalid = _two_product(Y[J], s, Zhi, Zlo, Z1, Zpp, w)
             if invalid is not None:
                 n_invalid += int(np.count_nonzero(invalid))
                 ss["inv"].append(_sumsq_upper(Zhi[invalid]))
             # Lines are rows of Z_hi: each lies inside the block.
             amax = np.maximum(np.max(Zhi, axis=1, keepdims=True), -np.min(Zhi, axis=1, keepdims=True))
-            sp = _SplitParams(amax, b)
-            _extract(Zhi, sp.sigma1, sp.bad1, Z1, Zp)
-            _extract(Zp, sp.sigma2, sp.bad2, Z2, Tz)
-            C = np.add(Tz, Zlo, out=Tz)  # rounded: δ = T_z + Z_lo − C, |δ| ≤ u|C|
-            Zpp = np.add(Zp, Zlo, out=Zp)  # Z'' = fl(Z' + Z_lo), |δ₂| ≤ u|Z''|
+            sz = _SplitParams(amax, b)
+            _extract(Zhi, sz.sigma1, sz.bad1, Z1, Zpp)  # Zpp holds Z' = Z_hi − Z₁ here
+            np.add(Zpp, Zlo, out=Zpp)  # Z'' = fl(Z' + Z_lo), |δ| ≤ u|Z''|
             SJ = S[:, J]
             np.matmul(X1, Z1.T, out=prod)  # exact (Lemma T3)
-            np.subtract(W[:, J], prod, out=SJ)  # largest terms first: results stay small
+            np.subtract(W[:, J], prod, out=SJ)  # largest term first: the result is small
             ss["S0"].append(_sumsq_upper(SJ))
-            for key, A_, B_ in (("S1", X1, Z2), ("S2", X2, Z1), ("S3", X1, C), ("S4", X2, Zpp), ("S5", Tx, Zhi)):
-                np.matmul(A_, B_.T, out=prod)  # exact for the first two (Lemma T3)
+            for key, A_, B_ in (("S1", X1, Zpp), ("S2", Xp, Zhi)):
+                np.matmul(A_, B_.T, out=prod)  # plain GEMM, relative size 2⁻ᵇ
                 SJ -= prod
                 ss[key].append(_sumsq_upper(SJ))
-            ss["C"].append(_sumsq_upper(C))
             ss["Zpp"].append(_sumsq_upper(Zpp))
             ss["Zhi"].append(_sumsq_upper(Zhi))
             ss["Zlo"].append(_sumsq_upper(Zlo))
-        del Zhi_, Zlo_, Z1_, Zp_, Z2_, Tz_, prod_
+        del Zhi_, Zlo_, Z1_, Zpp_, w_, prod_
     with working_precision():
         fro = {key: _sum_arb(v).sqrt() for key, v in ss.items()}
-        add_err = _U * _sum_arb(fro[f"S{k}"] for k in range(6))
-        fX1, fX2, fTx = _frobenius_upper(X1), _frobenius_upper(X2), _frobenius_upper(Tx)
-        gemm_err = (
-            _gemm_error(fX1, fro["C"], r, m, n)
-            + _gemm_error(fX2, fro["Zpp"], r, m, n)
-            + _gemm_error(fTx, fro["Zhi"], r, m, n)
-        )
-        # X₁δᵀ (|δ| ≤ u|C|), X₂δ₂ᵀ (|δ₂| ≤ u|Z''|), T_x Z_loᵀ, and X·ΔZᵀ where
-        # |ΔZ| ≤ u|Z_hi| + η/2 on the entries TwoProduct was not applied to (Lemma T4).
-        apriori = _U * (fX1 * fro["C"] + fX2 * fro["Zpp"]) + fTx * fro["Zlo"]
+        add_err = _U * (fro["S0"] + fro["S1"] + fro["S2"])
+        fX1, fXp = _frobenius_upper(X1), _frobenius_upper(Xp)
+        del X1, Xp
+        gemm_err = _gemm_error(fX1, fro["Zpp"], r, m, n) + _gemm_error(fXp, fro["Zhi"], r, m, n)
+        # X₁δᵀ (|δ| ≤ u|Z''|), X'Z_loᵀ, and X·ΔZᵀ where |ΔZ| ≤ u|Z_hi| + η/2 on the
+        # entries TwoProduct was not applied to (Lemma T4).
+        apriori = _U * fX1 * fro["Zpp"] + fXp * fro["Zlo"]
         if n_invalid:
             dZ = _U * fro["inv"] + arb(n_invalid).sqrt() * arb(ETA) / 2
             apriori = apriori + _frobenius_upper(X) * dZ

@@ -458,3 +458,104 @@ def test_residual_hypothesis(case):
     W, X, s, Y = case
     b = residual_norm_bound_tight(W, X, s, Y)
     _check_bound(b, _exact_residual(W, X, s, Y), min(W.shape), _res_tol(W, X, s, Y))
+
+
+# ------------------------------------- one-level splits (§3, §4: session 3)
+
+
+def _fr(A) -> list[list[Fraction]]:
+    A = np.atleast_2d(np.asarray(A, dtype=np.float64))
+    return [[Fraction(float(x)) for x in row] for row in A]
+
+
+def _fr_matmul_t(A, B) -> list[list[Fraction]]:
+    """A Bᵀ in exact rational arithmetic (A p×k, B q×k as Fraction lists)."""
+    return [[sum((a * b for a, b in zip(ra, rb)), Fraction(0)) for rb in B] for ra in A]
+
+
+@given(_graded_matrix(max_rows=7, max_cols=5))
+@example(np.array([[1.0, 2.0**-530], [-1.0 + 2.0**-52, 5e-324]]))
+def test_gram_identity_of_the_one_level_split(X):
+    # Theorem T-Gram's identity, in Fractions: 2(XᵀX − I) = 2(X₁ᵀX₁ − I) + N + Nᵀ
+    # with N = X'ᵀ(X + X₁) for the first level X = X₁ + X' of the column split.
+    m, r = X.shape
+    X1, _, _, Xp = split_error_free(X, axis=0, k=m)
+    Xt, X1t, Xpt = (_fr(A.T) for A in (X, X1, Xp))
+    H = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(Xt, X1t)]
+    lhs = _fr_matmul_t(Xt, Xt)
+    P11 = _fr_matmul_t(X1t, X1t)
+    N = _fr_matmul_t(Xpt, H)
+    for i in range(r):
+        for j in range(r):
+            assert 2 * lhs[i][j] == 2 * P11[i][j] + N[i][j] + N[j][i]
+    # The leading product is exact in float (Lemma T3), whatever the scaling.
+    got = X1.T @ X1
+    assert all(Fraction(float(got[i, j])) == P11[i][j] for i in range(r) for j in range(r))
+
+
+@given(_graded_matrix(max_rows=5, max_cols=4), st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_residual_identity_of_the_one_level_split(X, seed, n):
+    # Theorem T-Res's identity, in Fractions: with Z = Z_hi + Z_lo (TwoProduct, no
+    # invalid entries here), X = X₁ + X', Z_hi = Z₁ + Z', Z'' = fl(Z' + Z_lo) = Z' + Z_lo − δ:
+    # XZᵀ = X₁Z₁ᵀ + X₁Z''ᵀ + X'Z_hiᵀ + X₁δᵀ + X'Z_loᵀ, and X₁Z₁ᵀ is exact in float.
+    m, r = X.shape
+    rng = np.random.default_rng(seed)
+    Y = np.ldexp(rng.uniform(-1, 1, (n, r)), rng.integers(-60, 5, (n, r)))
+    s = rng.uniform(0.5, 2, r)
+    Zhi, Zlo, w1, w2, w3 = (np.empty_like(Y) for _ in range(5))
+    assert _two_product(Y, s, Zhi, Zlo, w1, w2, w3) is None
+    X1, _, _, Xp = split_error_free(X, axis=1, k=r)
+    Z1, _, _, Zp = split_error_free(Zhi, axis=1, k=r)
+    Zpp = Zp + Zlo
+    Zf = [[Fraction(float(y)) * Fraction(float(si)) for y, si in zip(row, s)] for row in Y]
+    delta = [[a + b - c for a, b, c in zip(ra, rb, rc)] for ra, rb, rc in zip(_fr(Zp), _fr(Zlo), _fr(Zpp))]
+    terms = [
+        _fr_matmul_t(_fr(X1), _fr(Z1)),
+        _fr_matmul_t(_fr(X1), _fr(Zpp)),
+        _fr_matmul_t(_fr(Xp), _fr(Zhi)),
+        _fr_matmul_t(_fr(X1), delta),
+        _fr_matmul_t(_fr(Xp), _fr(Zlo)),
+    ]
+    lhs = _fr_matmul_t(_fr(X), Zf)
+    got = X1 @ Z1.T
+    for i in range(m):
+        for j in range(n):
+            assert lhs[i][j] == sum(t[i][j] for t in terms)
+            assert Fraction(float(got[i, j])) == terms[0][i][j]
+    # |δ| ≤ u|Z''| (one rounded addition).
+    assert all(abs(d) <= Fraction(1, 2**53) * abs(z) for rd, rz in zip(delta, _fr(Zpp)) for d, z in zip(rd, rz))
+
+
+@pytest.mark.parametrize("exp", [-500, -530, -545, -1060, 250])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (13, 5), (37, 11)])
+def test_one_level_bounds_under_adversarial_scaling(exp, shape):
+    # SVD factors (ragged sizes) with a few rows / columns scaled to 2^exp: near
+    # the -537 unit cut-off, entirely below it (level skipped), subnormal, huge.
+    rng = np.random.default_rng(abs(exp) + 31 * shape[0] + shape[1])
+    m, n = shape
+    W = rng.uniform(-1, 1, shape)
+    X, s, Y = _svd_factors(W)
+    Xs, Ys = X.copy(), Y.copy()
+    Xs[: max(1, m // 3)] *= 2.0**exp
+    Ys[:, : max(1, Ys.shape[1] // 2)] *= 2.0**exp
+    for F in (Xs, Ys):
+        if np.max(np.abs(F)) > 2.0**256:
+            continue
+        _check_bound(gram_deviation_bound_tight(F), _exact_gram_deviation(F), F.shape[1], _gram_tol(F))
+    Ws = W * 2.0 ** max(min(exp, 250), -1000)
+    for args in ((Ws, X, s, Y), (W, Xs, s, Y), (W, X, s * 2.0 ** min(exp, 250), Ys)):
+        if max(np.max(np.abs(a)) for a in args) > 2.0**256:
+            continue
+        b = residual_norm_bound_tight(*args)
+        _check_bound(b, _exact_residual(*args), min(shape), _res_tol(*args))
+
+
+def test_one_level_bounds_at_a_moderate_size_stay_tight():
+    # r = 48: the one-level a-priori terms (≈ γ_r 2^-b of the data) stay far below
+    # 2^-60 of the data, and the bounds stay within rank^(1/16) of the exact norms.
+    rng = np.random.default_rng(2026)
+    W = rng.uniform(-1, 1, (48, 90))
+    X, s, Y = _svd_factors(W)
+    _check_bound(gram_deviation_bound_tight(X), _exact_gram_deviation(X), 48, _gram_tol(X))
+    _check_bound(gram_deviation_bound_tight(Y), _exact_gram_deviation(Y), 48, _gram_tol(Y))
+    _check_bound(residual_norm_bound_tight(W, X, s, Y), _exact_residual(W, X, s, Y), 48, _res_tol(W, X, s, Y))
