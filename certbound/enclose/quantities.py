@@ -48,6 +48,7 @@ __all__ = [
     "norm_21",
     "norm_11",
     "norm_21_of_product",
+    "norm_21_of_products",
     "norm_11_of_product",
     "norms_and_schatten",
     "as_arb_exponent",
@@ -358,6 +359,51 @@ def norm_21_of_product(A: Any, B: Any) -> arb:
     return _product_norm(A, B, unscaled, n * arb(m).sqrt(), "norm_21_of_product")
 
 
+@under_float_model
+def norm_21_of_products(As: Any, Bs: Any) -> list[arb]:
+    """``[norm_21_of_product(A, B) for A, B in zip(As, Bs)]``, same-shaped products as one stack.
+
+    The products whose factors have equal shapes, safe scales (no scaling
+    needed, see :func:`norm_21_of_product`) and d(m+n) ≤ mn are evaluated by
+    Lemma 8.1 with one stacked numpy call per step (the lemma holds slice by
+    slice for any summation order: proofs/enclosure.md §8, "Batched"); each
+    ball is finished exactly as in the single evaluation. Every other
+    product, and any whose stacked evaluation is not finite, goes through
+    :func:`norm_21_of_product` itself (which may warn).
+
+    >>> import numpy as np
+    >>> As = [np.array([[3.0], [4.0]]), np.array([[1.0], [0.0]])]
+    >>> Bs = [np.array([[1.0], [-2.0]]), np.array([[2.0], [2.0]])]
+    >>> [bool(x.contains(v)) for x, v in zip(norm_21_of_products(As, Bs), [15, 4])]
+    [True, True]
+    """
+    As, Bs = list(As), list(Bs)
+    if len(As) != len(Bs):
+        raise ValueError(f"{len(As)} left factors but {len(Bs)} right factors")
+    out: list[arb | None] = [None] * len(As)
+    groups: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    for i, (A, B) in enumerate(zip(As, Bs)):
+        A = as_exact_float64_matrix(A, "A")
+        B = as_exact_float64_matrix(B, "B")
+        m, d = A.shape
+        n = B.shape[0]
+        if B.shape[1] == d and m and n and d and d * (m + n) <= m * n and _safe_scale(A) and _safe_scale(B):
+            groups.setdefault((A.shape, B.shape), []).append((i, A, B))
+        else:
+            out[i] = norm_21_of_product(A, B)
+    for items in groups.values():
+        res = _norm_21_of_product_gram_stack(np.stack([t[1] for t in items]), np.stack([t[2] for t in items]))
+        for (i, A, B), r in zip(items, res):
+            out[i] = norm_21_of_product(A, B) if r is None else nonnegative_interval(r, r)
+    return out  # type: ignore[return-value]
+
+
+def _safe_scale(F: np.ndarray) -> bool:
+    """True when max|F| is nonzero with binary exponent inside ±_SAFE_FACTOR_EXPONENT (as :func:`_product_norm`)."""
+    mx = float(np.max(np.abs(F)))
+    return mx > 0 and abs(math.frexp(mx)[1]) <= _SAFE_FACTOR_EXPONENT
+
+
 #: Factor scales (binary exponents of max|A| and of max|B|) inside which no float
 #: step of the product norms (Gram entries, q_j ~ m·d²·max|A|²·max|B|², formed
 #: products) can overflow or lose the result to underflow: they run unscaled.
@@ -439,33 +485,52 @@ def _norm_21_of_product_gram(A: np.ndarray, B: np.ndarray) -> arb | None:
     n = B.shape[0]
     if n == 0 or d == 0 or m == 0:
         return arb(0)  # every column of W is zero (or there are none)
+    return _norm_21_of_product_gram_stack(A[None], B[None])[0]
+
+
+def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | None]:
+    """:func:`_norm_21_of_product_gram` for stacks A (h, m, d), B (h, n, d), m, n, d ≥ 1: one ball (or None) per slice.
+
+    Each stacked step is, per slice, the evaluation Lemma 8.1 describes (a
+    rounded product or sum in some order: proofs/enclosure.md §8, "Batched");
+    c₀ (which depends on β) and the final sums are per slice, as in the single case.
+    """
+    h, m, d = A.shape
     inflate = fperror._inflate
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        G = A.T @ A  # Ĝ: each entry one dot product of length m (Lemma 2.1)
+        G = np.matmul(A.transpose(0, 2, 1), A)  # Ĝ: each entry one dot product of length m (Lemma 2.1)
         aA, aB = np.abs(A), np.abs(B)
-        K_up = inflate(aA.T @ aA, m)  # ≥ |A|ᵀ|A| entrywise (Lemma 2.2)
-        q = inflate(np.einsum("ij,ij->i", inflate(aB @ K_up, d), aB), d)  # q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|
-        t = np.einsum("ij,ij->i", B @ G, B)  # t_j ≈ b_jᵀ Ĝ b_j
-        beta = float(aB.max())
+        K_up = inflate(np.matmul(aA.transpose(0, 2, 1), aA), m)  # ≥ |A|ᵀ|A| entrywise (Lemma 2.2)
+        # q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|, t_j ≈ b_jᵀ Ĝ b_j
+        q = inflate(np.einsum("hij,hij->hi", inflate(np.matmul(aB, K_up), d), aB), d)
+        t = np.einsum("hij,hij->hi", np.matmul(B, G), B)
+        beta = aB.max(axis=(1, 2)).tolist()
     with working_precision():
         gd, gm = fperror.gamma(d), fperror.gamma(m)
-        c1 = gm + (2 * gd + gd * gd) * (1 + gm)
+        c1f = float_upper(gm + (2 * gd + gd * gd) * (1 + gm))
         eta = arb(fperror.ETA)
-        bv = arb_from_float(beta)
-        c0 = 2 * m * eta * (d * bv) ** 2 * (1 + gd) ** 2 + 2 * d * d * bv * eta * (1 + gd) + 2 * d * eta
-        c1f, c0f = float_upper(c1), float_upper(c0)
+        c0f = np.empty((h, 1))
+        for j, b in enumerate(beta):
+            bv = arb_from_float(b)
+            c0f[j, 0] = float_upper(2 * m * eta * (d * bv) ** 2 * (1 + gd) ** 2 + 2 * d * d * bv * eta * (1 + gd)
+                                    + 2 * d * eta)
     with np.errstate(over="ignore", invalid="ignore"):
         # e_j ≥ c₁q_j + c₀: one rounded product, then one sum of two nonnegative floats.
         e = inflate(inflate(c1f * q, 1) + c0f, 1)
         hi = np.sqrt(np.maximum(t, 0.0) + e)  # ‖A b_j‖ ≤ hi_j·(1 + 2u)
         lo = np.sqrt(np.maximum(t - e, 0.0))  # ‖A b_j‖ ≥ lo_j·(1 − 2u)
-    if not (np.isfinite(hi).all() and np.isfinite(lo).all()):
-        return None
+    finite = (np.isfinite(hi).all(axis=1) & np.isfinite(lo).all(axis=1)).tolist()
+    out: list[arb | None] = []
     with working_precision():
         u2 = 2 * arb(fperror.UNIT_ROUNDOFF)
-        low = (fperror.sum_nonneg_lower(lo) * (1 - u2)).lower()
-        up = (fperror.sum_nonneg_upper(hi) * (1 + u2)).upper()
-        return (low if low > 0 else arb(0)).union(up)
+        for j in range(h):
+            if not finite[j]:
+                out.append(None)
+                continue
+            low = (fperror.sum_nonneg_lower(lo[j]) * (1 - u2)).lower()
+            up = (fperror.sum_nonneg_upper(hi[j]) * (1 + u2)).upper()
+            out.append((low if low > 0 else arb(0)).union(up))
+    return out
 
 
 @under_float_model

@@ -36,7 +36,7 @@ from certbound.enclose import (
 )
 from certbound.enclose._input import as_exact_float64_matrix
 from certbound.enclose.product import enclose_singular_values_of_products
-from certbound.enclose.quantities import norms_and_schatten
+from certbound.enclose.quantities import norm_21_of_products, norms_and_schatten
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._streaming import (
@@ -119,9 +119,34 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     [2, 2, 2]
     """
     ps = list(ps)
+    out: list[dict[str, Any]] = []
+    heads: list[tuple[Any, Any, Any, list[str]]] = []
+
+    def flush() -> None:
+        # ‖·‖_{2,1} of a layer's heads as one stack (norm_21_of_products); a
+        # batch that warns is redone per head in _record, so each warning stays
+        # with its matrix.
+        if not heads:
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            n21s: list[Any] = norm_21_of_products([f[0] for _, _, f, _ in heads], [f[1] for _, _, f, _ in heads])
+        if caught:
+            n21s = [None] * len(heads)
+        out.extend(_record(m, enc, facs, msgs, ps, include_sigma, n21)
+                   for (m, enc, facs, msgs), n21 in zip(heads, n21s))
+        heads.clear()
+
     with single_threaded():  # small products and norms: one BLAS thread (the kernel raises it for big SVDs)
-        return [_record(m, enc, facs, msgs, ps, include_sigma)
-                for m, enc, facs, msgs in enclose_theory_matrices(ms, mode)]
+        for m, enc, facs, msgs in enclose_theory_matrices(ms, mode):
+            if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)):
+                flush()
+            if facs is None:
+                out.append(_record(m, enc, facs, msgs, ps, include_sigma))
+            else:
+                heads.append((m, enc, facs, msgs))
+        flush()
+    return out
 
 
 def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
@@ -177,12 +202,17 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
     yield from flush()
 
 
-def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include_sigma: bool) -> dict[str, Any]:
-    """The JSON-ready record of one certified matrix (see :func:`certify_theory_matrix`)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        n21 = norm_21_of_product(*facs) if facs is not None else norm_21(m.dense)
-    msgs = msgs + [str(w.message) for w in caught]
+def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include_sigma: bool,
+            n21: Any = None) -> dict[str, Any]:
+    """The JSON-ready record of one certified matrix (see :func:`certify_theory_matrix`).
+
+    ``n21``: ‖·‖_{2,1} of the stored matrix if already computed (a ball), else computed here.
+    """
+    if n21 is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            n21 = norm_21_of_product(*facs) if facs is not None else norm_21(m.dense)
+        msgs = msgs + [str(w.message) for w in caught]
     with working_precision(DEFAULT_PREC):
         scale = m.scale()
         if m.logit_scale_d != 1:
