@@ -12,10 +12,16 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["as_exact_float64_matrix", "power_of_two_scaling"]
+__all__ = ["as_exact_float64_matrix", "ExactOperand", "exact_float64_operand", "power_of_two_scaling",
+           "any_tiny_nonzero"]
+
+#: Entries per block of the blockwise passes below (2 MiB of float64): a
+#: pass over a big matrix never allocates a full-size temporary.
+BLOCK_ENTRIES = 1 << 18
 
 
 def as_exact_float64_matrix(W: object, name: str = "W") -> np.ndarray:
@@ -84,16 +90,76 @@ def as_exact_float64_matrix(W: object, name: str = "W") -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
-def power_of_two_scaling(W: np.ndarray) -> tuple[np.ndarray, int, bool]:
+class ExactOperand(NamedTuple):
+    """What :func:`exact_float64_operand` returns.
+
+    ``array`` is C-contiguous float64 and equals W (``transposed`` False) or
+    Wᵀ (``transposed`` True); ``owned`` is True when ``array`` is a copy made
+    by the conversion, sharing no memory with W, so the caller may overwrite it.
+    """
+
+    array: np.ndarray
+    transposed: bool
+    owned: bool
+
+
+def exact_float64_operand(W: object, name: str = "W", *, allow_transpose: bool = True) -> ExactOperand:
+    """W as an exact C-contiguous float64 matrix, or Wᵀ when that needs no copy.
+
+    With ``allow_transpose`` (default), for a Fortran-ordered W (e.g. the transposed view ``t.T`` of a stored
+    tensor) ``Wᵀ`` is C-contiguous, so it is returned (``transposed=True``)
+    instead of a C-ordered copy of W: singular values and ranks are the same
+    for W and Wᵀ (proofs/enclosure.md §5, "Exact inputs"). Checks and errors
+    as :func:`as_exact_float64_matrix`.
+
+    >>> t = np.arange(6.0).reshape(2, 3)
+    >>> op = exact_float64_operand(t.T)       # a 3×2 Fortran-ordered view
+    >>> op.transposed, op.owned, op.array is t or bool(np.shares_memory(op.array, t))
+    (True, False, True)
+    >>> exact_float64_operand(t.astype(np.float32)).owned   # converted: a new array
+    True
+    """
+    a = W if isinstance(W, np.ndarray) and not isinstance(W, np.ma.MaskedArray) else None
+    transposed = (allow_transpose and a is not None and a.ndim == 2 and a.flags.f_contiguous
+                  and not a.flags.c_contiguous)
+    source = a.T if transposed else W
+    out = as_exact_float64_matrix(source, name)
+    base = np.asarray(source) if not isinstance(source, np.ma.MaskedArray) else source
+    owned = isinstance(W, np.ndarray) and not np.may_share_memory(out, base)
+    return ExactOperand(out, bool(transposed), bool(owned))
+
+
+def any_tiny_nonzero(W: np.ndarray, threshold: float) -> bool:
+    """Whether some entry satisfies ``0 < |w| < threshold`` (blockwise: no |W| copy).
+
+    >>> any_tiny_nonzero(np.array([[1.0, -1e-300]]), 1e-200), any_tiny_nonzero(np.zeros((2, 2)), 1.0)
+    (True, False)
+    """
+    flat = W.reshape(-1) if W.flags.c_contiguous or W.flags.f_contiguous else None
+    if flat is None:
+        flat = np.ravel(W)
+    for i in range(0, flat.size, BLOCK_ENTRIES):
+        b = np.abs(flat[i:i + BLOCK_ENTRIES])
+        if np.any((b > 0) & (b < threshold)):
+            return True
+    return False
+
+
+def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False) -> tuple[np.ndarray, int, bool]:
     """Scale W by 2^k so that ``max|W·2^k| ∈ [1, 2)``.
 
     Returns ``(Ws, k, exact)``; ``exact`` is False when scaling down rounded
     some tiny entries (each then moved by at most 2⁻¹⁰⁷⁵ in scaled units).
-    A zero matrix returns ``k = 0``.
+    A zero matrix returns ``k = 0``. With ``inplace=True`` (for an array the
+    caller owns, e.g. a conversion copy) W itself is multiplied and returned:
+    the same values as the out-of-place product, without a second matrix.
 
     >>> Ws, k, exact = power_of_two_scaling(np.array([[3.0e200, 1.0]]))
     >>> bool(1 <= abs(Ws).max() < 2), exact
     (True, True)
+    >>> W = np.array([[0.25, -3.0]]); Ws, k, _ = power_of_two_scaling(W, inplace=True)
+    >>> Ws is W, k, W.tolist()
+    (True, -1, [[0.125, -1.5]])
     """
     if W.size == 0:
         return W, 0, True
@@ -108,9 +174,11 @@ def power_of_two_scaling(W: np.ndarray) -> tuple[np.ndarray, int, bool]:
     # entries that become subnormal can round.
     # 2^k itself must be a normal float for the fast multiplication (k ≤ 1023:
     # a matrix of subnormals needs k up to 1074; ldexp is exact there too).
-    Ws = W * np.ldexp(1.0, k) if -1022 <= k <= 1023 else np.ldexp(W, k)
-    if k > 0:
-        return Ws, k, True
-    A = np.abs(W)
-    exact = not bool(np.any((A > 0) & (A < np.ldexp(1.0, -1022 - k))))
+    # Exactness is decided on the unscaled values (before an in-place product).
+    exact = k > 0 or not any_tiny_nonzero(W, float(np.ldexp(1.0, -1022 - k)))
+    inplace = inplace and W.flags.writeable
+    if -1022 <= k <= 1023:
+        Ws = np.multiply(W, np.ldexp(1.0, k), out=W if inplace else None)
+    else:
+        Ws = np.ldexp(W, k, out=W if inplace else None)
     return Ws, k, exact

@@ -43,15 +43,48 @@ from flint import arb
 
 from certbound.ball import arb_from_float, under_float_model, working_precision
 from certbound.enclose import fperror
+from certbound.enclose._input import BLOCK_ENTRIES
 from certbound.enclose.svd import SingularValueEnclosure, enclose_singular_values
 
 __all__ = [
     "abs_gram_norm_upper",
     "rounded_gram",
     "theorem_g_intervals",
+    "gram_residual_bound",
     "certify_gram",
+    "unscaled_gram_ok",
+    "UNSCALED_EXPONENT_RANGE",
     "enclose_singular_values_gram",
 ]
+
+#: Theorem G is applied to W itself, without the power-of-two scaled copy, when
+#: its largest |entry| lies in [2^-E, 2^E) (:func:`unscaled_gram_ok`,
+#: proofs/enclosure-gram.md §3).
+UNSCALED_EXPONENT_RANGE = 256
+
+
+def _row_blocks(rows: int, cols: int) -> list[tuple[int, int]]:
+    """Row ranges of ≈ BLOCK_ENTRIES entries each (at least one row)."""
+    step = max(1, BLOCK_ENTRIES // max(cols, 1))
+    return [(i, min(i + step, rows)) for i in range(0, rows, step)]
+
+
+def unscaled_gram_ok(W: np.ndarray) -> bool:
+    """Whether Theorem G may run on W without scaling it first (a quality choice; any W is sound).
+
+    True when ``2^-E ≤ max|w| < 2^E`` with E = :data:`UNSCALED_EXPONENT_RANGE`:
+    then no Gram entry, eigenvalue or residual product can come near
+    overflow, and the underflow terms (4nmη and the like) are below 2^-500
+    relative to ‖W‖₂². Proof that the unscaled certificate is valid:
+    proofs/enclosure-gram.md §3.
+
+    >>> unscaled_gram_ok(np.array([[0.02, -1.5]])), unscaled_gram_ok(np.array([[1e-300]]))
+    (True, False)
+    """
+    if W.size == 0:
+        return False
+    amax = max(float(W.max()), -float(W.min()))
+    return 2.0**-UNSCALED_EXPONENT_RANGE <= amax < 2.0**UNSCALED_EXPONENT_RANGE
 
 
 def abs_gram_norm_upper(Ws: np.ndarray, iterations: int = 1) -> arb:
@@ -74,13 +107,12 @@ def abs_gram_norm_upper(Ws: np.ndarray, iterations: int = 1) -> arb:
     m, n = Ws.shape
     if m == 0 or n == 0:
         return arb(0)
-    A = np.abs(Ws)
     x = np.ones(m)
     best = arb.pos_inf()
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         for _ in range(iterations + 1):
             # z ≥ |Ws|(|Ws|ᵀx) = Nx entrywise, z > 0 (the inflation adds c > 0).
-            z = fperror.matvec_nonneg_upper(A, fperror.matvec_nonneg_upper(A.T, x))
+            z = _abs_matvec_upper(Ws, _abs_rmatvec_upper(Ws, x))
             r = float(np.max(z / x))
             if np.isfinite(r):
                 with working_precision():
@@ -91,6 +123,29 @@ def abs_gram_norm_upper(Ws: np.ndarray, iterations: int = 1) -> arb:
                 break
             x = z  # positive floats: a valid next test vector
     return best
+
+
+def _abs_matvec_upper(Ws: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``fperror.matvec_nonneg_upper(|Ws|, y)`` computed over row blocks (no |Ws| copy).
+
+    Entry i is the bound of one dot product of length n whichever block holds
+    row i, so the result is the same entrywise bound (Lemma 2.2 of
+    proofs/enclosure.md; proofs/enclosure-gram.md §2, "Blockwise evaluation").
+    """
+    m, n = Ws.shape
+    z = np.empty(m)
+    for a, b in _row_blocks(m, n):
+        z[a:b] = fperror.matvec_nonneg_upper(np.abs(Ws[a:b]), y)
+    return z
+
+
+def _abs_rmatvec_upper(Ws: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``fperror.matvec_nonneg_upper(|Ws|ᵀ, x)`` computed over column blocks (no |Ws| copy)."""
+    m, n = Ws.shape
+    y = np.empty(n)
+    for a, b in _row_blocks(n, m):
+        y[a:b] = fperror.matvec_nonneg_upper(np.abs(Ws[:, a:b]).T, x)
+    return y
 
 
 def rounded_gram(Ws: np.ndarray, extra_residual: arb | None = None) -> tuple[np.ndarray, arb]:
@@ -118,16 +173,21 @@ def rounded_gram(Ws: np.ndarray, extra_residual: arb | None = None) -> tuple[np.
             G = Ws @ Ws.T  # numpy dispatches this pattern to BLAS syrk (symmetric result)
         else:
             # Column chunks, running sum (Lemma 2.5): γ_{b+q} instead of γ_n.
-            G = None
+            # One m×m chunk buffer is reused (np.matmul(…, out=) is the same SYRK).
+            G = Gc = None
             for a, b in fperror._chunk_bounds(n):
                 Wc = np.ascontiguousarray(Ws[:, a:b])
-                Gc = Wc @ Wc.T
                 if G is None:
-                    G = Gc
-                else:
-                    G += Gc
-    if not np.array_equal(G, G.T):
-        G = np.tril(G) + np.tril(G, -1).T
+                    G = Wc @ Wc.T
+                    continue
+                Gc = np.matmul(Wc, Wc.T, out=Gc)
+                G += Gc
+            del Gc
+    # Mirror the strict lower triangle if BLAS did not return a symmetric Ĝ
+    # (row by row, in place: no m×m temporaries).
+    for i in range(1, m):
+        if not np.array_equal(G[i, :i], G[:i, i]):
+            G[:i, i] = G[i, :i]
     with working_precision():
         beta = fperror.gamma(k) * abs_gram_norm_upper(Ws) + 4 * n * m * arb(fperror.ETA)
         if extra_residual is not None and not extra_residual.upper() == 0:
@@ -194,6 +254,34 @@ def _float_eigh(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return lam, U
 
 
+def gram_residual_bound(G: np.ndarray, U: np.ndarray, lam: np.ndarray, block_columns: int | None = None) -> arb:
+    """Ball whose upper end bounds ``‖G − U diag(λ) Uᵀ‖₂`` (G, U m×m, float data), in column blocks.
+
+    With R = G − UΛUᵀ and column blocks R_J = G[:, J] − UΛU[J, :]ᵀ,
+    ``‖R‖₂² ≤ Σ_J ‖R_J‖₂²``; each ‖R_J‖₂ is bounded by Lemma 3.2 of
+    proofs/enclosure.md (``fperror.residual_norm_bound(G[:, J], U, λ, U[J, :])``),
+    so every temporary is m×|J| (besides what Lemma 3.2's code needs for U).
+    ``block_columns`` (default: ≈ m/8, at least CHUNK) sets |J|. Proof:
+    proofs/enclosure-gram.md §2, Lemma G.4.
+
+    >>> U = np.eye(3); lam = np.array([1.0, 2.0, 3.0])   # exact: only the a-priori γ term remains
+    >>> float(gram_residual_bound(np.diag(lam), U, lam).upper()) < 1e-14
+    True
+    """
+    m = G.shape[0]
+    if m == 0:
+        return arb(0)
+    b = block_columns if block_columns is not None else max(fperror.CHUNK, -(-m // 8))
+    with working_precision():
+        total = arb(0)
+        for a, c in [(i, min(i + b, m)) for i in range(0, m, b)]:
+            ej = fperror.residual_norm_bound(G[:, a:c], U, lam, U[a:c])
+            if not ej.upper().is_finite():
+                return arb.pos_inf()
+            total += ej.upper() ** 2
+        return total.sqrt()
+
+
 def certify_gram(
     Ws: np.ndarray, extra_residual: arb, scale_exponent: int
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
@@ -222,8 +310,10 @@ def certify_gram(
     if eig is None:
         return None
     lam, U = eig
+    e = gram_residual_bound(G, U, lam)
+    del G  # Ĝ is not needed after e: α's products reuse its memory
     alpha = fperror.gram_deviation_bound(U)
-    e = fperror.residual_norm_bound(G, U, lam, U)
+    del U
     sig = theorem_g_intervals(lam, alpha, beta, e, scale_exponent)
     if sig is None:
         return None

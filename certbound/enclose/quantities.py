@@ -36,7 +36,7 @@ from certbound.ball import (
     working_precision,
 )
 from certbound.enclose import fperror
-from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
+from certbound.enclose._input import as_exact_float64_matrix, exact_float64_operand, power_of_two_scaling
 from certbound.enclose.svd import CertificateWarning, SingularValueEnclosure
 
 __all__ = [
@@ -234,11 +234,11 @@ def norm_21(W: Any) -> arb:
     >>> norm_21(np.array([[3e300], [4e300]])).contains(arb(5e300))
     True
     """
-    W = as_exact_float64_matrix(W)
+    W, _, owned = exact_float64_operand(W, allow_transpose=False)
     m, n = W.shape
     if W.size == 0 or not np.any(W):
         return arb(0)
-    Ws, k, exact = power_of_two_scaling(W)
+    Ws, k, exact = power_of_two_scaling(W, inplace=owned)  # a conversion copy is scaled in place
     out = _norm21_from_columns(Ws, None)
     return _scaled_back(out, k, arb(0) if exact else arb(n) * arb(m).sqrt(), "norm_21")
 

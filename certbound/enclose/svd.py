@@ -65,7 +65,7 @@ from certbound.ball import (
     working_precision,
 )
 from certbound.enclose import fperror
-from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
+from certbound.enclose._input import exact_float64_operand, power_of_two_scaling
 
 __all__ = [
     "RankBounds",
@@ -468,12 +468,17 @@ def _intersect(a: arb, b: arb) -> arb:
 
 
 def _certify_auto(
-    Ws: np.ndarray, extra_residual: arb, scale_exponent: int
+    Ws: np.ndarray, extra_residual: arb, scale_exponent: int, res_g: Any = "compute"
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
-    """Mode ``auto`` (proofs/enclosure.md §12): Theorem G if it meets the width target, else fast ∩ Theorem G."""
+    """Mode ``auto`` (proofs/enclosure.md §12): Theorem G if it meets the width target, else fast ∩ Theorem G.
+
+    ``res_g``: a Theorem G result (or None: it failed) already computed for
+    the same matrix, e.g. on the unscaled W (:func:`_certify_matrix`).
+    """
     from certbound.enclose import gram  # lazy: gram imports this module
 
-    res_g = gram.certify_gram(Ws, extra_residual, scale_exponent)
+    if isinstance(res_g, str):
+        res_g = gram.certify_gram(Ws, extra_residual, scale_exponent)
     if res_g is not None and meets_width_target(res_g[0]):
         return res_g
     res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent)
@@ -482,6 +487,36 @@ def _certify_auto(
     with working_precision():
         sig = [_intersect(f, g) for f, g in zip(res_f[0], res_g[0])]
     return sig, res_f[1], res_f[2], res_f[3], res_f[4] + "+gram"
+
+
+def _certify_matrix(
+    A: np.ndarray, mode: str, owned: bool
+) -> tuple[list[arb], arb, arb, arb, str] | None:
+    """Scale A (in place if ``owned``) and certify it; modes ``gram``/``auto`` try Theorem G on A itself first.
+
+    Theorem G needs no scaling when A's largest entry is in
+    :func:`certbound.enclose.gram.unscaled_gram_ok`'s range
+    (proofs/enclosure-gram.md §3): then no scaled copy of A is made unless the
+    fast chain has to run after all.
+    """
+    res_g: Any = "compute"
+    if mode in ("gram", "auto"):
+        from certbound.enclose import gram  # lazy: gram imports this module
+
+        if gram.unscaled_gram_ok(A):
+            res_g = gram.certify_gram(A, arb(0), 0)
+            if res_g is not None and (mode == "gram" or meets_width_target(res_g[0])):
+                return res_g
+    Ws, sexp, exact = power_of_two_scaling(A, inplace=owned)
+    with working_precision():
+        # Scaling down may round subnormal entries: |ΔWs| ≤ 2⁻¹⁰⁷⁵ entrywise, so
+        # ‖ΔWs‖₂ ≤ ‖ΔWs‖_F ≤ √(mn)·2⁻¹⁰⁷⁵ (proofs/enclosure.md §5).
+        extra = arb(0) if exact else arb(A.shape[0] * A.shape[1]).sqrt() * arb(2) ** -1075
+    if isinstance(res_g, str):
+        return _certify_dense(Ws, mode, extra, -sexp)
+    if mode == "auto":
+        return _certify_auto(Ws, extra, -sexp, res_g)
+    return _certify_dense(Ws, "fast", extra, -sexp)  # Theorem G failed: the fast chain (gram mode's fallback)
 
 
 @under_float_model
@@ -528,27 +563,27 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    W = as_exact_float64_matrix(W)
-    shape = (int(W.shape[0]), int(W.shape[1]))
+    # A Fortran-ordered W is certified as its C-ordered transpose (no copy;
+    # σ(Wᵀ) = σ(W)); a conversion copy is ours to scale in place (§5).
+    op = exact_float64_operand(W)
+    A = op.array
+    shape = (int(A.shape[1]), int(A.shape[0])) if op.transposed else (int(A.shape[0]), int(A.shape[1]))
     k = min(shape)
-    if k == 0 or not np.any(W):
+    if k == 0 or not np.any(A):
         return _zero_enclosure(shape)
-    Ws, sexp, exact = power_of_two_scaling(W)
-    with working_precision():
-        # Scaling down may round subnormal entries: |ΔWs| ≤ 2⁻¹⁰⁷⁵ entrywise, so
-        # ‖ΔWs‖₂ ≤ ‖ΔWs‖_F ≤ √(mn)·2⁻¹⁰⁷⁵ (proofs/enclosure.md §5).
-        extra = arb(0) if exact else arb(shape[0] * shape[1]).sqrt() * arb(2) ** -1075
-    # BLAS threads chosen per matrix (certbound._blas): one unless it is large.
-    with blas_threads(threads_for(*shape)):
-        res = _certify_dense(Ws, mode, extra, -sexp)
     rank_upper = k
     if exact_rank:
         from certbound.enclose.rank import exact_rank as _exact_rank
 
-        rank_upper = _exact_rank(W)
+        rank_upper = _exact_rank(A)  # rank(Wᵀ) = rank(W); before A may be scaled in place
+    # BLAS threads chosen per matrix (certbound._blas): one unless it is large.
+    with blas_threads(threads_for(*shape)):
+        res = _certify_matrix(A, mode, op.owned)
     if res is None:
         return trivial_enclosure(shape, "no SVD driver or mode produced a valid certificate", rank_upper)
     sigma, alpha, beta, e, used = res
+    if op.transposed and used != "gram":
+        alpha, beta = beta, alpha  # Theorem R for Wᵀ: its X, Y are W's Y, X
     if exact_rank:
         sigma = list(sigma[:rank_upper]) + [arb(0)] * (k - rank_upper)
         enc = _build(shape, sigma, used, alpha, beta, e, rank_upper)

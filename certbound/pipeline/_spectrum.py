@@ -40,10 +40,12 @@ from certbound.enclose.quantities import norm_21_of_products, norms_and_schatten
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._streaming import (
+    HEAD_BATCH_BYTES,
     MatrixOutcome,
     MemoryRecordStore,
     ModelSource,
     combined_sha256,
+    factor_bytes,
     iter_plan,
     matrix_sha256,
     plan_tasks,
@@ -158,8 +160,9 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
     ``None`` instead of being certified again.
 
     Consecutive per-head products of one layer and type are certified as one
-    batch (only they are buffered: dense matrices are certified as they
-    come, so memory stays at one layer's head factors). If a batch raises a
+    batch of at most :data:`~certbound.pipeline._streaming.HEAD_BATCH_BYTES`
+    of factors (only they are buffered: dense matrices are certified as they
+    come, so memory stays at one batch of head factors). If a batch raises a
     warning, its heads are redone one by one so that each warning stays with
     its matrix.
     """
@@ -190,7 +193,8 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
             yield m, None, None, []
             continue
         if m.factors is not None:
-            if pending and (pending[0].layer, pending[0].type) != (m.layer, m.type):
+            if pending and ((pending[0].layer, pending[0].type) != (m.layer, m.type)
+                            or sum(factor_bytes(p) for p in pending) + factor_bytes(m) > HEAD_BATCH_BYTES):
                 yield from flush()
             pending.append(m)
             continue

@@ -59,6 +59,9 @@ __all__ = [
     "stage_report_json",
     "StagedFile",
     "FAULT_ENV",
+    "HEAD_BATCH_BYTES",
+    "factor_bytes",
+    "release_freed_memory",
 ]
 
 MatrixKey = tuple[Any, ...]  # (layer, head, type[, stack, expert])
@@ -69,6 +72,16 @@ MatrixKey = tuple[Any, ...]  # (layer, head, type[, stack, expert])
 FAULT_ENV = "CERTBOUND_TEST_SIGKILL_AFTER_RECORDS"
 
 _STORE_FORMAT = "certbound-spectrum-records"
+
+#: matrix_sha256 hashes a matrix in blocks of about this many bytes.
+_HASH_BLOCK_BYTES = 1 << 21
+
+#: Per-head products of one layer and type are certified in batches whose
+#: factors hold at most about this many bytes (float64): the stacked kernel's
+#: workspace is a few times its batch (proofs/enclosure.md §10), so a 7B
+#: layer's 32 heads (8 MiB of factors each) go in batches of 8, a GPT-2
+#: layer's 12 heads (0.75 MiB each) in one.
+HEAD_BATCH_BYTES = 64 << 20
 _STORE_VERSION = 1
 
 
@@ -107,9 +120,14 @@ def matrix_sha256(m: Any) -> str:
     if len(matrix_key(m)) > 3:  # stack / expert
         h.update(f"{matrix_key(m)[3:]}|".encode())
     for a in (m.factors if m.factors is not None else (m.dense,)):
-        a = np.ascontiguousarray(a, dtype=np.float64)
+        a = np.asarray(a)
         h.update(repr(a.shape).encode())
-        h.update(memoryview(a).cast("B"))
+        # The C-ordered float64 bytes, fed in row blocks: the same digest as one
+        # update with the whole array, without a C-ordered copy of a transposed view.
+        rows = a.reshape(a.shape[0], -1) if a.ndim > 1 else a.reshape(1, -1)
+        step = max(1, _HASH_BLOCK_BYTES // max(rows.shape[1] * 8, 1))
+        for i in range(0, rows.shape[0], step):
+            h.update(memoryview(np.ascontiguousarray(rows[i:i + step], dtype=np.float64)).cast("B"))
     return h.hexdigest()
 
 
@@ -243,6 +261,45 @@ def _opened(source: ModelSource) -> tuple[Any, Any]:
     return got
 
 
+def factor_bytes(m: Any) -> int:
+    """Bytes of a per-head product's two factors as float64 (what a head batch holds)."""
+    return sum(int(f.size) * 8 for f in m.factors)
+
+
+def release_freed_memory() -> None:
+    """Return freed heap memory to the OS (glibc ``malloc_trim``; elsewhere nothing).
+
+    Arrays up to glibc's dynamic mmap threshold (≤ 32 MiB) come from the heap,
+    and freed heap pages stay in the resident set: without this, the RSS
+    after a layer's heads carried their few hundred MiB into the next, much
+    bigger, dense matrix.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+_TRIM: list[Any] = []
+
+
+def _malloc_trim() -> Any:
+    if not _TRIM:
+        fn = None
+        try:
+            import ctypes
+            import ctypes.util
+
+            name = ctypes.util.find_library("c")
+            if name:
+                fn = getattr(ctypes.CDLL(name), "malloc_trim", None)
+                if fn is not None:
+                    fn.argtypes, fn.restype = [ctypes.c_size_t], ctypes.c_int
+        except (OSError, AttributeError):  # pragma: no cover - not glibc
+            fn = None
+        _TRIM.append(fn)
+    return _TRIM[0]
+
+
 def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], dict[str, Any]],
               opened: tuple[Any, Any] | None = None) -> Iterator[MatrixOutcome]:
     """Read a task's matrices and certify those without a valid record, one at a time.
@@ -261,8 +318,12 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
     def flush() -> Iterator[MatrixOutcome]:
         batch = list(pending)
         pending.clear()
+        keys = [(b[1], b[2]) for b in batch]
         if batch:
-            for (_, key, sha), rec in zip(batch, many([b[0] for b in batch])):  # type: ignore[misc]
+            recs = many([b[0] for b in batch])  # type: ignore[misc]
+            del batch[:]  # the factors are not needed for yielding
+            release_freed_memory()
+            for (key, sha), rec in zip(keys, recs):
                 yield MatrixOutcome(key, sha, rec)
 
     matrices = iter_plan(ck, layout, [task], scale_logits=source.scale_logits)
@@ -280,12 +341,17 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
             yield from flush()
             yield MatrixOutcome(key, sha, None)
         elif many is not None and m.factors is not None:
-            if pending and (pending[0][0].layer, pending[0][0].type) != (m.layer, m.type):
+            if pending and ((pending[0][0].layer, pending[0][0].type) != (m.layer, m.type)
+                            or sum(factor_bytes(p[0]) for p in pending) + factor_bytes(m) > HEAD_BATCH_BYTES):
                 yield from flush()
             pending.append((m, key, sha))
         else:
             yield from flush()
-            yield MatrixOutcome(key, sha, certify(m))
+            rec = certify(m)
+            del m  # the matrix is freed before its record is handed on (and the next one is read)
+            release_freed_memory()
+            yield MatrixOutcome(key, sha, rec)
+            continue
         del m
     yield from flush()
 
