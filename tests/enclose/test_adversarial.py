@@ -13,6 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.linalg.lapack
 
 from certbound.enclose import CertificateWarning, enclose_singular_values, fperror
 from certbound.enclose.product import enclose_singular_values_of_products
@@ -181,7 +182,7 @@ def _wrong_lapack_cases(n_cases: int, seed: int, monkeypatch) -> None:
     rng = np.random.default_rng(seed)
     perturb = _perturber(rng)
     real = {"svd": np.linalg.svd, "eigh": np.linalg.eigh, "qr": np.linalg.qr, "chol": np.linalg.cholesky,
-            "inv": np.linalg.inv, "ssvd": scipy.linalg.svd}
+            "inv": np.linalg.inv, "ssvd": scipy.linalg.svd, "dgesdd": scipy.linalg.lapack.dgesdd}
 
     def svd(a, *args, **kw):
         out = real["svd"](a, *args, **kw)
@@ -190,8 +191,13 @@ def _wrong_lapack_cases(n_cases: int, seed: int, monkeypatch) -> None:
     def ssvd(a, *args, **kw):
         return tuple(perturb(x) for x in real["ssvd"](a, *args, **kw))
 
+    def dgesdd(a, *args, **kw):  # the dense kernel's gesdd (svd._gesdd_thin)
+        u, s, vt, info = real["dgesdd"](a, *args, **kw)
+        return perturb(u), perturb(s), perturb(vt), info
+
     monkeypatch.setattr(np.linalg, "svd", svd)
     monkeypatch.setattr(scipy.linalg, "svd", ssvd)
+    monkeypatch.setattr(scipy.linalg.lapack, "dgesdd", dgesdd)
     monkeypatch.setattr(np.linalg, "eigh", lambda a, *p, **k: tuple(perturb(x) for x in real["eigh"](a, *p, **k)))
     monkeypatch.setattr(np.linalg, "qr", lambda a, *p, **k: tuple(perturb(x) for x in real["qr"](a, *p, **k)))
     monkeypatch.setattr(np.linalg, "cholesky", lambda a, *p, **k: perturb(real["chol"](a, *p, **k)))
@@ -238,7 +244,16 @@ def test_tight_mode_falls_back_when_lapack_returns_huge_entries(monkeypatch):
         U[0, 0] = 1e300
         return U, s, Vt
 
+    real_dgesdd = scipy.linalg.lapack.dgesdd
+
+    def huge_dgesdd(a, *args, **kw):  # the dense kernel's gesdd (svd._gesdd_thin)
+        u, s, vt, info = real_dgesdd(a, *args, **kw)
+        u = u.copy()
+        u[0, 0] = 1e300
+        return u, s, vt, info
+
     monkeypatch.setattr(np.linalg, "svd", huge)
+    monkeypatch.setattr(scipy.linalg.lapack, "dgesdd", huge_dgesdd)
     W = np.diag([3.0, 2.0, 1.0])
     enc = enclose_singular_values(W, mode="tight")  # gesdd garbage → gesvd (scipy, unpatched) certifies
     assert enc.certified and np.all(enc.lower <= [3, 2, 1]) and np.all([3, 2, 1] <= enc.upper)
