@@ -104,6 +104,10 @@ _PROBE_D = _f64([0x3FE0000000000000, 0x4330000000000000])
 _PROBE_PRODUCT = _f64([0x0008000000000000, 0x0010000000000000]).view(np.uint64)
 _PROBE_TINY_EYE = _f64([0x0000000000000001, 0, 0, 0x0000000000000001]).reshape(2, 2)  # 2⁻¹⁰⁷⁴·I
 _PROBE_SCALE_EYE = _f64([0x4330000000000000, 0, 0, 0x4330000000000000]).reshape(2, 2)  # 2⁵²·I
+# The same for binary32 BLAS (tight mode's Lemma T6′ levels): 2⁻¹⁴⁹·I · 2²³·I = 2⁻¹²⁶·I.
+_PROBE_TINY_EYE32 = np.array([1, 0, 0, 1], dtype=np.uint32).view(np.float32).reshape(2, 2)
+_PROBE_SCALE_EYE32 = np.array([0x4B000000, 0, 0, 0x4B000000], dtype=np.uint32).view(np.float32).reshape(2, 2)
+_PROBE_PRODUCT32 = 0x00800000
 
 
 def _float_environment_problems() -> list[str]:
@@ -112,6 +116,7 @@ def _float_environment_problems() -> list[str]:
         p = (_PROBE_C * _PROBE_D).view(np.uint64)
         # A BLAS product of subnormals (dgemm runs its own kernels): 2⁻¹⁰⁷⁴·I · 2⁵²·I.
         g = (_PROBE_TINY_EYE @ _PROBE_SCALE_EYE).view(np.uint64)
+        g32 = (_PROBE_TINY_EYE32 @ _PROBE_SCALE_EYE32).view(np.uint32)
     # Python's own float arithmetic (math.fsum, nextafter paths) in the same thread.
     x, y = _PROBE_A.tolist()[0], _PROBE_B.tolist()[2]
     problems = []
@@ -127,6 +132,8 @@ def _float_environment_problems() -> list[str]:
         problems.append("subnormal operands are treated as zero (DAZ)")
     if not problems and not (g[0, 0] == g[1, 1] == _PROBE_PRODUCT[1] and g[0, 1] == g[1, 0] == 0):
         problems.append("the BLAS matrix product does not underflow gradually")
+    if not problems and not (g32[0, 0] == g32[1, 1] == _PROBE_PRODUCT32 and g32[0, 1] == g32[1, 0] == 0):
+        problems.append("the binary32 BLAS matrix product does not underflow gradually")
     return problems
 
 
@@ -135,8 +142,9 @@ def check_float_environment() -> None:
 
     Every float → bound argument (``proofs/enclosure.md`` §2) assumes IEEE 754
     binary64 with round to nearest and gradual underflow. Five probe
-    operations (and one 2×2 BLAS product) detect the other rounding modes and
-    the x86 MXCSR flush-to-zero (FTZ) / denormals-are-zero (DAZ) modes; the
+    operations (and two 2×2 BLAS products, binary64 and binary32) detect the
+    other rounding modes and the x86 MXCSR flush-to-zero (FTZ) /
+    denormals-are-zero (DAZ) modes; the
     cost is a few microseconds. Runs at the start of every certificate
     (:func:`under_float_model`).
 

@@ -32,7 +32,10 @@ Rump (Numer. Algorithms 59, 2012):
    Gram squaring, ``‖F‖₂ ≤ ‖FFᵀ‖₂^{1/2} ≤ … ≤ ‖G_L‖_F^{1/2^L}``, each Gram
    product done in float with its a-priori error added (Lemma T6); this is
    within a factor ``rank^{1/2^{L+1}}`` (≤ 1.6 for L = 3) of ‖F‖₂, unlike the
-   Frobenius norm's ``√rank``.
+   Frobenius norm's ``√rank``. The levels after the first large one are
+   computed in binary32 (half the time) with binary32's error terms and the
+   roundings added (Lemma T6′), so the residual can afford L = 4 (within
+   0.2–1.5 % of ‖F‖₂ on SVD residuals).
 
 The work is done in blocks of rows (about 2¹⁹ entries per buffer, reused),
 because first-touch page faults of fresh large temporaries cost more than
@@ -43,9 +46,10 @@ Every scalar step is done in Arb; floats only ever appear as exact data or as
 values whose error is bounded in the proof. Floating-point model (proofs/
 enclosure-tight.md §1): IEEE 754 binary64, round to nearest even, gradual
 underflow, any summation order and blocking in BLAS, with or without FMA,
-no Strassen-type or reduced-precision GEMM (OpenBLAS ``dgemm``/``dsyrk`` are
-classical); numpy element-wise operations are single correctly rounded
-operations (no contraction into FMA).
+no Strassen-type or reduced-precision GEMM (OpenBLAS ``dgemm``/``dsyrk`` and
+``ssyrk`` are classical); numpy element-wise operations and casts are single
+correctly rounded operations (no contraction into FMA); the binary32 levels
+of Lemma T6′ use the same model in binary32.
 
 Inputs must be finite with ``max|entry| ≤ 2²⁵⁶`` (scale by a power of two
 first, as :func:`certbound.enclose.svd.enclose_singular_values` does). Lines of
@@ -310,7 +314,7 @@ def split_error_free(
 # --------------------------------------------------------------------------
 
 
-def spectral_norm_upper(F: np.ndarray, levels: int = 3) -> arb:
+def spectral_norm_upper(F: np.ndarray, levels: int = 3, single_from: int | None = None) -> arb:
     """Ball whose upper end bounds ``‖F‖₂`` for a float matrix F (exact data).
 
     Gram squaring (proofs/enclosure-tight.md, Lemma T6): with ``G₀ = F``
@@ -325,18 +329,140 @@ def spectral_norm_upper(F: np.ndarray, levels: int = 3) -> arb:
     per entry, added as slack). The result is at most about
     ``rank^{1/2^{L+1}}·‖F‖₂`` (≤ 1.6‖F‖₂ for rank ≤ 2000, L = 3).
 
+    With ``single_from = j₀`` the Gram products of levels ``j ≥ j₀`` are done
+    in binary32 (twice as fast), each input rounded to binary32 after an
+    exact power-of-two scaling, with binary32's a-priori errors and the
+    rounding added (Lemma T6′); if these terms loosen the result by more
+    than 2⁻⁷, the all-binary64 chain is computed as well and the smaller
+    bound returned.
+
     >>> float(spectral_norm_upper(np.diag([3.0, 4.0])).upper()) >= 4.0
     True
     >>> abs(float(spectral_norm_upper(np.ones((5, 7))).upper()) - 35**0.5) < 1e-9
+    True
+    >>> 4.0 <= float(spectral_norm_upper(np.diag([3.0, 4.0]), 4, single_from=0).upper()) < 4.01
     True
     """
     F = np.asarray(F, dtype=np.float64)
     if F.ndim != 2:
         raise ValueError(f"spectral_norm_upper: expected a 2-D matrix, got shape {F.shape}")
-    return _spectral_norm_upper(F, levels, overwrite=False)
+    if levels < 0 or (single_from is not None and single_from < 0):
+        raise ValueError(f"spectral_norm_upper: levels={levels}, single_from={single_from} must be >= 0")
+    return _spectral_norm_upper(F, levels, overwrite=False, single_from=single_from)
 
 
-def _spectral_norm_upper(F: np.ndarray, levels: int = 3, overwrite: bool = False) -> arb:
+# binary32: unit roundoff and smallest subnormal (Lemma T6′).
+_U32 = 2.0**-24
+_ETA32 = 2.0**-149
+# A binary32 level is used only if its inner dimension k has k·u₃₂ ≤ 2⁻⁸.
+_MAX_K32 = 1 << 16
+# Loosening by the binary32 terms above which the binary64 chain is also computed.
+_LOOSE32 = 2.0**-7
+# Lemma T6′ settings of the two theorems: Gram squaring levels, first binary32 level.
+# ‖D̂‖ (r×r): all levels in binary32; R̂ (m×n): the first (m×m×n) level in binary64,
+# where binary32's γ_n‖R̂‖_F² would cost about 1 % at n = 3072.
+_GRAM_LEVELS, _GRAM_SINGLE_FROM = 3, 0
+_RES_LEVELS, _RES_SINGLE_FROM = 4, 1
+
+
+def _gamma32(k: int) -> arb:
+    """Ball containing ``γ_k = k·u/(1 − k·u)`` for binary32 (u = 2⁻²⁴)."""
+    with working_precision():
+        ku = arb(k) * _pow2(-24)
+        return ku / (1 - ku)
+
+
+def _fro_of(A: np.ndarray) -> arb:
+    """``‖A‖_F`` upper bound; binary32 data is widened exactly to binary64 first."""
+    return _frobenius_upper(A if A.dtype == np.float64 else A.astype(np.float64))
+
+
+def _to_single(C: np.ndarray, fro_C: arb) -> tuple[np.ndarray, int, arb]:
+    """``A = fl₃₂(fl₆₄(2^κ C))`` with ``max|2^κ C| ∈ [1, 2)``, and ``d ≥ ‖A − 2^κ C‖_F``.
+
+    For binary64 C: per entry ``|A − 2^κ c| ≤ η₆₄ + u₃₂(2^κ|c| + η₆₄) + η₃₂/2 ≤
+    u₃₂2^κ|c| + η₃₂`` (Lemma T1(c) for the scaling, one rounding to binary32),
+    so ``d = u₃₂2^κ‖C‖_F + √N·η₃₂`` (Lemma T6′(b)).
+    """
+    kappa = 1 - int(np.frexp(_abs_max(C))[1])
+    A = _scale_pow2(C, kappa).astype(np.float32)  # round to nearest (IEEE conversion)
+    with working_precision():
+        d = _U32 * fro_C * _pow2(kappa) + arb(C.size).sqrt() * arb(_ETA32)
+    return A, kappa, d
+
+
+def _gram_chain(Fs: np.ndarray, levels: int, single_from: int | None) -> tuple[arb, arb]:
+    """Lemma T6/T6′ on ``Fs`` (p×q, p ≤ q): (bound on ‖Fs‖₂, the same without error terms).
+
+    Level j has input ``A_j`` and output ``C_j = fl(A_jA_jᵀ)`` (j = 0) or
+    ``fl(A_jᵀA_j)``. ``A₀ = Fs``; the next input is ``C_j`` itself after a
+    binary64 level, and ``2^κC_j`` rounded to binary32 before (and after)
+    a binary32 level, with ``‖C_j‖₂ ≤ 2^{−κ}(‖A_{j+1}‖₂ + d)``.
+    """
+    p, q = Fs.shape
+    steps = []  # per level j: (κ_j, d_j, ‖A_j‖_F, err_j or None on overflow, ‖C_j‖_F)
+    A, fro_A, kappa, d = Fs, None, 0, arb(0)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for j in range(levels):
+            inner = q if j == 0 else p
+            single = single_from is not None and j >= single_from and inner <= _MAX_K32
+            if single and A.dtype == np.float64:
+                fro_src = _fro_of(A) if fro_A is None else fro_A
+                A, kappa, d = _to_single(A, fro_src)
+                with working_precision():
+                    fro_A = fro_src * _pow2(kappa) + d  # ‖A‖_F ≤ ‖2^κ·source‖_F + d
+            if fro_A is None:
+                fro_A = _fro_of(A)
+            # numpy uses BLAS syrk for these patterns: a classical product.
+            C = A @ A.T if j == 0 else A.T @ A
+            cmax = _abs_max(C)
+            if not np.isfinite(cmax):
+                if not steps:
+                    steps.append((kappa, d, fro_A, None, None))
+                break
+            with working_precision():
+                if C.dtype == np.float32:
+                    err = _gamma32(inner) * fro_A**2 + 2 * inner * p * arb(_ETA32)
+                else:
+                    err = gamma(inner) * fro_A**2 + 2 * inner * p * arb(ETA)
+            fro_C = _fro_of(C)
+            steps.append((kappa, d, fro_A, err, fro_C))
+            kappa, d, fro_A, A = 0, arb(0), fro_C, C
+            if C.dtype == np.float32 and j + 1 < levels and cmax > 0:
+                # Stay in binary32, rescaled by an exact power of two to max ∈ [1, 2):
+                # exact unless a result is subnormal, then off by ≤ η₃₂/2 (Lemma T6′(b)).
+                kappa = 1 - int(np.frexp(cmax)[1])
+                if -126 <= kappa <= 126:
+                    np.multiply(C, np.float32(2.0**kappa), out=C)
+                    with working_precision():
+                        d = arb(C.size).sqrt() * arb(_ETA32) / 2
+                        fro_A = fro_C * _pow2(kappa) + d
+                else:
+                    kappa = 0
+    if not steps:  # levels = 0
+        fro = _fro_of(Fs)
+        return fro, fro
+    with working_precision():
+        # Unwind (Lemma T6′(c)): c = bound on ‖C_j‖₂, starting from ‖C_{L−1}‖_F;
+        # a_j = min(‖A_j‖_F, √(c_j + err_j)); c_{j−1} = min(‖C_{j−1}‖_F, 2^{−κ_j}(a_j + d_j)).
+        c = c0 = steps[-1][4]
+        for j in range(len(steps) - 1, -1, -1):
+            kappa, d, fro_A, err, _ = steps[j]
+            if err is None:  # the level's product overflowed
+                a = a0 = fro_A
+            else:
+                via = (c + err).sqrt()
+                a = via if via.upper() < fro_A.upper() else fro_A
+                a0 = c0.sqrt()
+            c, c0 = (a + d) * _pow2(-kappa), a0 * _pow2(-kappa)
+            if j > 0 and steps[j - 1][4].upper() < c.upper():
+                c = steps[j - 1][4]
+        return c, c0
+
+
+def _spectral_norm_upper(
+    F: np.ndarray, levels: int = 3, overwrite: bool = False, single_from: int | None = None
+) -> arb:
     """:func:`spectral_norm_upper`; with ``overwrite=True`` F is scaled in place."""
     if F.size == 0:
         return arb(0)
@@ -347,30 +473,16 @@ def _spectral_norm_upper(F: np.ndarray, levels: int = 3, overwrite: bool = False
         return arb(0)
     kexp = 1 - int(np.frexp(amax)[1])  # max|F·2^kexp| ∈ [1, 2)
     Fs = _scale_pow2(F, kexp, out=F if overwrite else None)
+    if Fs.shape[0] > Fs.shape[1]:
+        Fs = Fs.T
+    bound, ideal = _gram_chain(Fs, levels, single_from)
+    if single_from is not None and bound.upper() > ideal.upper() * (1 + _LOOSE32):
+        bound64, _ = _gram_chain(Fs, levels, None)
+        if bound64.upper() < bound.upper():
+            bound = bound64
     with working_precision():
         # Scaling up is exact; scaling down may round subnormal results by ≤ η.
         slack = arb(0) if kexp >= 0 else arb(F.size).sqrt() * arb(ETA)
-        if Fs.shape[0] > Fs.shape[1]:
-            Fs = Fs.T
-        a, k = Fs.shape
-        G = [Fs]
-        errs = []
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            for j in range(levels):
-                Gj = G[-1]
-                # numpy uses BLAS syrk for these patterns: a classical product.
-                Gn = Gj @ Gj.T if j == 0 else Gj.T @ Gj
-                if not np.isfinite(_abs_max(Gn)):
-                    break
-                inner = k if j == 0 else a
-                errs.append(gamma(inner) * _sumsq_upper(Gj) + 2 * inner * a * arb(ETA))
-                G.append(Gn)
-        # Unwind: bound_L = ‖G_L‖_F; bound_j = min(‖G_j‖_F, √(bound_{j+1} + err_j)).
-        bound = _frobenius_upper(G[-1])
-        for j in range(len(G) - 2, -1, -1):
-            via_gram = (bound + errs[j]).sqrt()
-            fro = _frobenius_upper(G[j])
-            bound = via_gram if via_gram.upper() < fro.upper() else fro
         return (bound + slack) * _pow2(-kexp)
 
 
@@ -460,7 +572,8 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
         fXp, fH = (_sum_arb(ss).sqrt() for ss in (ss_Xp, ss_H))
         # N − N̂ = (X'ᵀĤ − N̂) + X'ᵀ(X + X₁ − Ĥ); each enters 2(XᵀX − I) twice.
         n_err = _gemm_error(fXp, fH, m, r, r) + _U * fXp * fH
-        return (_spectral_norm_upper(S, overwrite=True) + add_err) / 2 + n_err
+        norm = _spectral_norm_upper(S, _GRAM_LEVELS, overwrite=True, single_from=_GRAM_SINGLE_FROM)
+        return (norm + add_err) / 2 + n_err
 
 
 # --------------------------------------------------------------------------
@@ -610,5 +723,6 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
         if n_invalid:
             dZ = _U * fro["inv"] + arb(n_invalid).sqrt() * arb(ETA) / 2
             apriori = apriori + _frobenius_upper(X) * dZ
-        bound = _spectral_norm_upper(S, overwrite=True) + add_err + gemm_err + apriori
+        norm = _spectral_norm_upper(S, _RES_LEVELS, overwrite=True, single_from=_RES_SINGLE_FROM)
+        bound = norm + add_err + gemm_err + apriori
         return bound * _pow2(-kexp)

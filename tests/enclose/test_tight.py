@@ -559,3 +559,48 @@ def test_one_level_bounds_at_a_moderate_size_stay_tight():
     _check_bound(gram_deviation_bound_tight(X), _exact_gram_deviation(X), 48, _gram_tol(X))
     _check_bound(gram_deviation_bound_tight(Y), _exact_gram_deviation(Y), 48, _gram_tol(Y))
     _check_bound(residual_norm_bound_tight(W, X, s, Y), _exact_residual(W, X, s, Y), 48, _res_tol(W, X, s, Y))
+
+
+# ------------------------------- Lemma T6′: Gram squaring with binary32 levels
+
+
+@given(_dense_matrix(), st.integers(1, 5), st.integers(0, 3))
+@example(np.diag([1.0, 2.0**-70]), 4, 0)  # Gram entries 2^-280: binary32-subnormal → rounded
+@example(np.array([[1.0, 2.0**-80], [2.0**-75, 2.0**-90]]), 3, 0)
+@example(np.array([[5e-324]]), 4, 0)
+@example(np.ones((1, 9)) * 2.0**250, 5, 1)
+@example(np.array([[1.7e308, 5e-324], [1e-300, -1e308]]), 4, 0)
+def test_spectral_norm_upper_with_binary32_levels_encloses_and_is_tight(F, levels, single_from):
+    b = spectral_norm_upper(F, levels, single_from=single_from)
+    old = ctx.prec
+    ctx.prec = REF_PREC
+    try:
+        Fa = _arb_matrix(F)
+    finally:
+        ctx.prec = old
+    lo = _norm_lower(Fa)
+    hi = _upper(b)
+    assert hi >= lo
+    # rank^(1/2^(L+1)) of Gram squaring; binary32's terms (γ₃₂ of ≤ 9 terms) add < 2^-17.
+    factor = Fraction(min(F.shape) ** (1 / 2 ** (levels + 1))) * (1 + Fraction(1, 2**17))
+    assert hi <= factor * lo + Fraction(2.0**-1000)
+
+
+def test_binary32_levels_fall_back_to_binary64_on_flat_spectra():
+    # An exactly orthogonal 1024×1024 matrix (all σ = 1): binary32's γ_k‖A‖_F² is ≈ 6 %
+    # of ‖A‖₂² here, so the all-binary64 chain must be computed too and the minimum returned.
+    Q = np.array([[1.0]])
+    while Q.shape[0] < 1024:
+        Q = np.block([[Q, Q], [Q, -Q]])
+    Q /= 32.0
+    b32 = _upper(spectral_norm_upper(Q, 3, single_from=0))
+    b64 = _upper(spectral_norm_upper(Q, 3))
+    assert 1 <= b32 == b64 <= Fraction(1024 ** (1 / 16)) * (1 + Fraction(1, 10**9))
+
+
+def test_spectral_norm_upper_rejects_negative_levels():
+    with pytest.raises(ValueError, match="levels"):
+        spectral_norm_upper(np.eye(2), -1)
+    with pytest.raises(ValueError, match="single_from"):
+        spectral_norm_upper(np.eye(2), 3, single_from=-1)
+    assert 2 <= _upper(spectral_norm_upper(2 * np.eye(3), 0)) <= 2 * Fraction(3 ** 0.5) * (1 + Fraction(1, 10**9))
