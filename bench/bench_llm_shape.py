@@ -28,7 +28,18 @@ used; otherwise a mapping file (``--mapping``, written into the cache) maps
 M_in → up_proj and M_out → down_proj and the bench says that gate_proj is
 left out.
 
+``--only TYPES`` (e.g. ``--only M_gate,M_up,M_down``, or ``dense`` for a
+layout's FFN matrices) measures only the certified peak RSS and time of
+those matrices of ``--layers``: one child process runs certbound's own
+engine on them (the serial path of ``certbound spectrum``: tasks read by
+``iter_task``, ``MatrixCertifier``, records appended to a records file),
+with no float pipeline and no whole-layer run — a 7B-shape memory check in
+minutes instead of a quarter of an hour. It prints, per matrix, the
+certificate used (``gram``, ``fast+gram``, …) and CPU seconds, and the
+child's peak RSS as "interpreter + k × the largest matrix".
+
 Run:  OPENBLAS_NUM_THREADS=1 python bench/bench_llm_shape.py [--layers 0] [--jobs 1,2] [--write-layers 2]
+      OPENBLAS_NUM_THREADS=1 python bench/bench_llm_shape.py --only dense [--mode auto]
 The machine may be shared: times are wall-clock of one run; compare ratios.
 """
 
@@ -84,6 +95,33 @@ def _float_pipeline(path: str, layers: list[int], mapping: str | None) -> None:
     print(json.dumps({"seconds": time.perf_counter() - t0, "matrices": n, **by}))
 
 
+def _certify_child(path: str, layers: list[int], types: list[str], mode: str, mapping: str | None) -> None:
+    """Child process: certify only ``types`` of ``layers`` with the serial engine; prints JSON per matrix."""
+    from certbound.checkpoints import open_model
+    from certbound.pipeline._spectrum import MatrixCertifier, spectrum_store_settings
+    from certbound.pipeline._streaming import MatrixTask, ModelSource, RecordStore, iter_task
+
+    ck, layout = open_model(path, mapping=mapping)
+    if types == ["dense"]:
+        types = [t for t in layout.matrix_types if t.startswith("M")]
+    ps = ("0.5", "1", "2")
+    certify = MatrixCertifier(mode, ps, True)
+    source = ModelSource(os.path.abspath(path), layout)
+    rows = []
+    with ck, tempfile.TemporaryDirectory() as tmp:
+        store = RecordStore(os.path.join(tmp, "r.jsonl"), spectrum_store_settings(mode, ps, True), resume=False)
+        with store:
+            for layer in layers:
+                for t in types:
+                    c = time.process_time()
+                    for out in iter_task(source, MatrixTask(0, layer, (t,)), certify, (ck, layout)):
+                        store.add(out.key, out.sha256, out.record)
+                        rows.append({"key": list(out.key), "mode": out.record["mode"],
+                                     "shape": out.record["shape"], "cpu": time.process_time() - c})
+                        c = time.process_time()
+    print(json.dumps(rows))
+
+
 def _measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """Wall time (s), peak RSS (MiB) of the largest process in the child's tree, stdout."""
     wrapper = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
@@ -107,20 +145,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--layers", default="0", help="layers certified and timed (default 0)")
     ap.add_argument("--jobs", default="1,2", help="certified runs, one per --jobs value (default 1,2)")
     ap.add_argument("--mode", default=None, help="certificate mode (default: certbound spectrum's default)")
+    ap.add_argument("--checkpoint", metavar="DIR",
+                    help="use this checkpoint of --shape (written by bench/_shape_checkpoints.py) instead of the cache")
+    ap.add_argument("--only", metavar="TYPES",
+                    help="measure only the certified peak RSS/time of these matrix types of --layers "
+                         "(comma-separated, or 'dense' for the FFN matrices); no float pipeline, no whole-layer run")
     ap.add_argument("--float-child", nargs=3, metavar=("PATH", "LAYERS", "MAPPING"), help=argparse.SUPPRESS)
+    ap.add_argument("--certify-child", nargs=5, metavar=("PATH", "LAYERS", "TYPES", "MODE", "MAPPING"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.float_child:
         path, layers, mapping = args.float_child
         _float_pipeline(path, [int(x) for x in layers.split(",")], None if mapping == "-" else mapping)
         return 0
+    if args.certify_child:
+        path, layers, types, mode, mapping = args.certify_child
+        _certify_child(path, [int(x) for x in layers.split(",")], types.split(","), mode,
+                       None if mapping == "-" else mapping)
+        return 0
 
     cfg, dtype = SHAPES[args.shape]
-    d = os.path.join(args.cache, f"{args.shape}-{args.write_layers}layers")
+    total_layers = cfg.get("num_hidden_layers", cfg.get("n_layer"))
     t = time.perf_counter()
-    fresh = not os.path.exists(os.path.join(d, ".complete"))
-    write_checkpoint(d, args.shape, layers=args.write_layers)
+    if args.checkpoint:
+        d, fresh = args.checkpoint, False
+        with open(os.path.join(d, "config.json")) as f:
+            written = json.load(f)
+        args.write_layers = written.get("num_hidden_layers", written.get("n_layer"))
+    else:
+        d = os.path.join(args.cache, f"{args.shape}-{args.write_layers}layers")
+        fresh = not os.path.exists(os.path.join(d, ".complete"))
+        write_checkpoint(d, args.shape, layers=args.write_layers)
     size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
-    print(f"checkpoint {d}: {size / 1e9:.2f} GB {dtype}, {args.write_layers} of {cfg['num_hidden_layers']} layers"
+    print(f"checkpoint {d}: {size / 1e9:.2f} GB {dtype}, {args.write_layers} of {total_layers} layers"
           + (f" (written in {time.perf_counter() - t:.0f} s)" if fresh else " (cached)"))
 
     sys.path.insert(0, os.path.dirname(HERE))
@@ -152,6 +209,17 @@ def main(argv: list[str] | None = None) -> int:
     _, interp, _ = _measure([sys.executable, "-c", "import certbound.cli, certbound.pipeline, certbound.enclose"], env)
     print(f"interpreter with certbound, numpy, scipy, flint imported: peak RSS {interp:.0f} MiB; "
           f"3 x largest matrix + interpreter = {3 * largest + interp:.0f} MiB")
+    if args.only:
+        mode = args.mode or "auto"
+        wall, rss, out = _measure([sys.executable, __file__, "--certify-child", d, args.layers, args.only, mode,
+                                   mapping or "-"], env)
+        per = json.loads(out.strip().splitlines()[-1])
+        for r in per:
+            print(f"  {tuple(r['key'])} {r['shape'][0]}x{r['shape'][1]}: certificate {r['mode']}, {r['cpu']:.1f} s CPU")
+        print(f"certified only {args.only} of layers {layers} (mode {mode}, serial engine): {wall:.1f} s wall, "
+              f"peak RSS {rss:.0f} MiB = interpreter + {(rss - interp) / largest:.2f} x the largest matrix "
+              f"(criterion: <= 3 x, i.e. {3 * largest + interp:.0f} MiB)")
+        return 0
     wall, rss, out = _measure([sys.executable, __file__, "--float-child", d, args.layers, mapping or "-"], env)
     info = json.loads(out.strip().splitlines()[-1])
     rows.append(("float (QR+SVD per head, values-only SVD dense)", wall, rss))
@@ -170,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  certified --jobs {jobs}: {wall:.1f} s, peak RSS {rss:.0f} MiB "
                   f"(interpreter + {(rss - interp) / largest:.2f} x the largest matrix)", flush=True)
     base = rows[0][1]
-    nl = cfg["num_hidden_layers"]
+    nl = total_layers
     print(f"\n{'pipeline':<50} {'s/layer':>9} {'ratio':>6} {'RSS MiB':>7} {f'{nl} layers (projected)':>22}")
     for name, wall, rss in rows:
         per = wall / len(layers)

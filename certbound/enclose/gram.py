@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.linalg
 from flint import arb
 
 from certbound.ball import arb_from_float, under_float_model, working_precision
@@ -243,11 +244,13 @@ def _float_eigh(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Float eigen-decomposition ``G ≈ U diag(λ) Uᵀ`` (LAPACK syevd); None on failure.
 
     Nothing about its accuracy is assumed: Theorem G only uses bounds
-    computed afterwards from U and λ as exact data.
+    computed afterwards from U and λ as exact data. scipy's ``syevd`` wrapper
+    returns U in its one copy of G (numpy's ``eigh`` holds a further m×m
+    array): workspace 2m² + 6m, i.e. three m×m arrays besides G, not four.
     """
     try:
-        lam, U = np.linalg.eigh(G)
-    except np.linalg.LinAlgError:
+        lam, U = scipy.linalg.eigh(G, driver="evd", check_finite=False)
+    except (np.linalg.LinAlgError, ValueError):
         return None
     if not (np.all(np.isfinite(lam)) and np.all(np.isfinite(U))):
         return None
@@ -285,11 +288,13 @@ def gram_residual_bound(G: np.ndarray, U: np.ndarray, lam: np.ndarray, block_col
 def certify_gram(
     Ws: np.ndarray, extra_residual: arb, scale_exponent: int
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
-    """Gram certificate for a scaled matrix; the ``_certify_dense`` contract.
+    """Gram certificate for a (scaled or unscaled) matrix; the ``_certify_dense`` contract.
 
     Parameters
     ----------
-    Ws : float64 2-D array, the power-of-two scaled matrix (any shape).
+    Ws : float64 2-D array (any shape): the power-of-two scaled matrix, or
+        the matrix itself with ``extra_residual = 0``, ``scale_exponent = 0``
+        (valid for any float data, proofs/enclosure-gram.md §3). Not modified.
     extra_residual : arb, bound on ‖Δ‖₂ where Ws + Δ is the exact scaled matrix.
     scale_exponent : the σ's are multiplied by ``2**scale_exponent``.
 
@@ -342,7 +347,9 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
 
     Notes
     -----
-    Soundness: Theorem G and Lemmas G.1–G.3, proofs/enclosure-gram.md.
+    Soundness: Theorem G and Lemmas G.1–G.4, proofs/enclosure-gram.md.
+    Memory: W itself is certified when its range allows (no scaled copy);
+    besides W, at most about five m×m arrays (m the small side) are alive.
     Cost: one SYRK (m²n flops), one m×m ``eigh`` with vectors, one m×m SYRK
     and one m×m GEMM, plus O(mn) passes. Measured with one BLAS thread
     (``bench/bench_gram.py``): ≈ 0.65× a values-only SVD at 768×3072 and

@@ -641,7 +641,9 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     Soundness: Theorem R (proofs/enclosure.md §1) with α, β, e from
     proofs/enclosure.md §3 (fast), proofs/enclosure-tight.md (tight) or §4
     (arb); power-of-two scaling is exact or its perturbation is added to e
-    (§5).
+    (§5). Modes ``gram``/``auto`` certify W unscaled when its range allows
+    (proofs/enclosure-gram.md §3). A Fortran-ordered W is certified as its
+    transpose (no copy); W itself is never modified (§5).
 
     Examples
     --------

@@ -169,3 +169,17 @@ def test_read_tensors_leave_no_mapped_pages_resident(tmp_path):
             assert np.array_equal(got, a.astype(np.float64))
         assert st_file._mm is not None  # still mapped
         assert _mapped_rss_kb(p) <= 64  # at most a few boundary/header pages, not the 4 MB read
+
+
+def test_bf16_decodes_every_pattern_across_conversion_blocks():
+    """All 65536 patterns, tiled past the converter's 2^20-entry blocks, in a 2-D shape."""
+    bits = np.tile(np.arange(1 << 16, dtype=np.uint16), (17, 1))  # 1.1M entries: several blocks
+    out = bf16_bits_to_float64(bits)
+    assert out.shape == bits.shape and out.dtype == np.float64
+    assert all(np.array_equal(out[0], out[i], equal_nan=True) for i in range(1, 17))
+    for b, v in zip(range(1 << 16), out[5]):
+        ref = _decode_binary(b, 8, 7)
+        if ref is None:
+            assert not np.isfinite(v)
+        else:
+            assert Fraction(float(v)) == ref
