@@ -51,7 +51,6 @@ __all__ = [
     "abs_gram_norm_upper",
     "rounded_gram",
     "theorem_g_intervals",
-    "gram_residual_bound",
     "certify_gram",
     "unscaled_gram_ok",
     "UNSCALED_EXPONENT_RANGE",
@@ -257,34 +256,6 @@ def _float_eigh(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return lam, U
 
 
-def gram_residual_bound(G: np.ndarray, U: np.ndarray, lam: np.ndarray, block_columns: int | None = None) -> arb:
-    """Ball whose upper end bounds ``‖G − U diag(λ) Uᵀ‖₂`` (G, U m×m, float data), in column blocks.
-
-    With R = G − UΛUᵀ and column blocks R_J = G[:, J] − UΛU[J, :]ᵀ,
-    ``‖R‖₂² ≤ Σ_J ‖R_J‖₂²``; each ‖R_J‖₂ is bounded by Lemma 3.2 of
-    proofs/enclosure.md (``fperror.residual_norm_bound(G[:, J], U, λ, U[J, :])``),
-    so every temporary is m×|J| (besides what Lemma 3.2's code needs for U).
-    ``block_columns`` (default: ≈ m/8, at least CHUNK) sets |J|. Proof:
-    proofs/enclosure-gram.md §2, Lemma G.4.
-
-    >>> U = np.eye(3); lam = np.array([1.0, 2.0, 3.0])   # exact: only the a-priori γ term remains
-    >>> float(gram_residual_bound(np.diag(lam), U, lam).upper()) < 1e-14
-    True
-    """
-    m = G.shape[0]
-    if m == 0:
-        return arb(0)
-    b = block_columns if block_columns is not None else max(fperror.CHUNK, -(-m // 8))
-    with working_precision():
-        total = arb(0)
-        for a, c in [(i, min(i + b, m)) for i in range(0, m, b)]:
-            ej = fperror.residual_norm_bound(G[:, a:c], U, lam, U[a:c])
-            if not ej.upper().is_finite():
-                return arb.pos_inf()
-            total += ej.upper() ** 2
-        return total.sqrt()
-
-
 def certify_gram(
     Ws: np.ndarray, extra_residual: arb, scale_exponent: int
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
@@ -315,7 +286,7 @@ def certify_gram(
     if eig is None:
         return None
     lam, U = eig
-    e = gram_residual_bound(G, U, lam)
+    e = fperror.residual_norm_bound(G, U, lam, U)  # Lemma 3.2, in column blocks (no m×m temporaries)
     del G  # Ĝ is not needed after e: α's products reuse its memory
     alpha = fperror.gram_deviation_bound(U)
     del U
@@ -347,7 +318,7 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
 
     Notes
     -----
-    Soundness: Theorem G and Lemmas G.1–G.4, proofs/enclosure-gram.md.
+    Soundness: Theorem G and Lemmas G.1–G.3, proofs/enclosure-gram.md.
     Memory: W itself is certified when its range allows (no scaled copy);
     besides W, at most about five m×m arrays (m the small side) are alive.
     Cost: one SYRK (m²n flops), one m×m ``eigh`` with vectors, one m×m SYRK

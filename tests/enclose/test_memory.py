@@ -1,7 +1,7 @@
-"""Memory of the Theorem G path (issue 16): no scaled copy, no |W| copy, blocked residual, in-place scaling.
+"""Memory of the Theorem G path (issue 16): no scaled copy, no |W| copy, in-place scaling of our own copies.
 
-References are independent of the code under test: mpmath at 300+ bits for
-singular values and residual norms, exact Fractions for scaling exactness.
+References are independent of the code under test: mpmath at 320 bits for
+singular values (tests.enclose.reference), exact Fractions for scaling exactness.
 Memory is measured with tracemalloc (numpy reports its array allocations to
 it), as a ratio to the matrix's own bytes, not as a time.
 """
@@ -11,52 +11,15 @@ from __future__ import annotations
 import tracemalloc
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 import pytest
 
 import certbound.enclose._input as input_mod
 import certbound.enclose.gram as gram_mod
-from certbound.ball import upper_fraction
 from certbound.enclose import enclose_singular_values
 from certbound.enclose._input import exact_float64_operand, power_of_two_scaling
-from certbound.enclose.gram import gram_residual_bound, unscaled_gram_ok
+from certbound.enclose.gram import unscaled_gram_ok
 from tests.enclose.reference import contains_value, mp_singular_values
-
-
-def _mp(a):
-    return mpmath.matrix([[mpmath.mpf(float(x)) for x in row] for row in np.atleast_2d(a)])
-
-
-def _upper_mpf(b):
-    f = upper_fraction(b)
-    return mpmath.mpf(f.numerator) / f.denominator
-
-
-# --------------------------------------------------------------------------- Lemma G.4 (blocked residual)
-
-
-@pytest.mark.parametrize("seed,m,block,noise", [(0, 12, 1, 0.0), (1, 12, 5, 1e-6), (2, 17, 4, 1e-3),
-                                                (3, 9, 9, 0.0), (4, 20, 7, 1e-9)])
-def test_blocked_gram_residual_bounds_the_exact_residual(seed, m, block, noise):
-    rng = np.random.default_rng(seed)
-    W = rng.standard_normal((m, 3 * m)) * 0.02
-    G = W @ W.T
-    lam, U = np.linalg.eigh(G)
-    U = U + noise * rng.standard_normal(U.shape)  # poor eigenvectors: a large residual
-    e = gram_residual_bound(G, U, lam, block_columns=block)
-    with mpmath.workprec(400):
-        R = _mp(G) - _mp(U) * mpmath.diag([mpmath.mpf(float(x)) for x in lam]) * _mp(U).T  # exact
-        true = max(abs(x) for x in mpmath.eigsy((R + R.T) / 2, eigvals_only=True))  # R is symmetric
-        assert true <= _upper_mpf(e)
-        if noise:
-            assert _upper_mpf(e) <= 10 * true  # and not vacuous
-
-
-def test_gram_residual_refuses_non_finite():
-    U = np.eye(3)
-    G = np.diag([1.0, np.inf, 2.0])
-    assert not gram_residual_bound(G, U, np.ones(3)).upper().is_finite()
 
 
 # --------------------------------------------------------------------------- Theorem G on the unscaled matrix
