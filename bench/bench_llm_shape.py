@@ -74,10 +74,10 @@ def _float_pipeline(path: str, layers: list[int], mapping: str | None) -> None:
     """Child process: the uncertified float pipeline; prints JSON timings."""
     import numpy as np
 
-    from certbound.checkpoints import open_model, theory_matrices
+    from certbound.checkpoints import open_checkpoint, theory_matrices
 
     t0 = time.perf_counter()
-    ck, layout = open_model(path, mapping=mapping)
+    ck, layout = open_checkpoint(path, mapping=mapping)
     by = {"product": 0.0, "dense": 0.0}
     n = 0
     with ck:
@@ -181,18 +181,18 @@ def main(argv: list[str] | None = None) -> int:
           + (f" (written in {time.perf_counter() - t:.0f} s)" if fresh else " (cached)"))
 
     sys.path.insert(0, os.path.dirname(HERE))
-    from certbound.checkpoints import open_model
+    from certbound.checkpoints import open_checkpoint
 
     mapping = None
     try:
-        ck, layout = open_model(d)
+        ck, layout = open_checkpoint(d)
         ck.close()
         print(f"architecture: certbound's own {layout.architecture} layout")
     except ValueError:
         mapping = os.path.join(d, "mapping.json")
         with open(mapping, "w") as f:
             json.dump(_MAPPING, f, indent=1)
-        ck, layout = open_model(d, mapping=mapping)
+        ck, layout = open_checkpoint(d, mapping=mapping)
         ck.close()
         print("architecture: certbound has no LLaMA layout yet; mapping file M_in = up_proj, M_out = down_proj "
               "(gate_proj is left out of both pipelines)")

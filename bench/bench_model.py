@@ -113,9 +113,9 @@ def resolve_model(model: str, tmp: str) -> str:
 
 
 def load_matrices(path: str) -> tuple[list[Any], Any]:
-    from certbound.checkpoints import open_model, theory_matrices
+    from certbound.checkpoints import open_checkpoint, theory_matrices
 
-    ck, layout = open_model(path)
+    ck, layout = open_checkpoint(path)
     try:
         ms = list(theory_matrices(ck, layout=layout))
     finally:

@@ -33,9 +33,9 @@ import numpy as np
 
 
 def _matrices(path, layers):
-    from certbound.checkpoints import open_model, theory_matrices
+    from certbound.checkpoints import open_checkpoint, theory_matrices
 
-    ck, layout = open_model(path)
+    ck, layout = open_checkpoint(path)
     try:
         yield from theory_matrices(ck, layout=layout, layers=layers)
     finally:
@@ -106,7 +106,7 @@ def main() -> int:
     ap.add_argument("--mode", default="fast", choices=("fast", "tight", "arb", "gram"))
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
     args = ap.parse_args()
-    from certbound.checkpoints import find_packaged_checkpoint, open_model
+    from certbound.checkpoints import find_packaged_checkpoint, open_checkpoint
 
     try:
         path = find_packaged_checkpoint(args.model)
@@ -114,7 +114,7 @@ def main() -> int:
         print(f"skipped: {exc}")
         return 0
     layers = [int(x) for x in args.layers.split(",")] if args.layers else None
-    ck, layout = open_model(path)
+    ck, layout = open_checkpoint(path)
     ck.close()
     largest = max(layout.hidden_size * layout.intermediate_size, layout.hidden_size ** 2) * 8
     print(f"model {args.model}: {layout.num_layers} layers, N={layout.hidden_size}, "

@@ -48,7 +48,7 @@ import tempfile
 from certbound.ball import decimal_lower, decimal_upper
 from certbound.bounds.proxies import VARIANTS, paper_proxies, prefix_layers, variant_ratios
 from certbound.cli import main as certbound_main
-from certbound.checkpoints import find_packaged_checkpoint, open_model, theory_matrices
+from certbound.checkpoints import find_packaged_checkpoint, open_checkpoint, theory_matrices
 from certbound.bounds.proxies import quantities_of_theory_matrix
 
 FULL = os.environ.get("CERTBOUND_NOTEBOOK_FULL") == "1"
@@ -67,7 +67,7 @@ print("output directory:", OUT, "| full grid:", FULL, "| mpnet:", WITH_MPNET)
 
 # %%
 def certified_quantities(name):
-    ck, layout = open_model(find_packaged_checkpoint(name))
+    ck, layout = open_checkpoint(find_packaged_checkpoint(name))
     try:
         qs = [quantities_of_theory_matrix(r) for r in theory_matrices(ck, layout=layout)]
     finally:

@@ -235,7 +235,7 @@ def _summary_lines(res) -> list[str]:
         rows.append(["input-counting bound", f"P(error) <= R_hat_01 + {_upper(res.input_counting)}",
                      f"any classifier of the 2^{task['seq_len'] - 1} possible inputs (proofs/demo-task.md §1); "
                      + ("vacuous" if float(res.input_counting.lower()) >= 1 else "non-vacuous")])
-    t = res.timings
+    t = res.timing_seconds
     cpu = f" (CPU {t['cpu_total']:.1f} s)" if "cpu_total" in t else ""
     rows.append(["time", f"{t['total']:.1f} s{cpu}",
                  f"wall clock; spectra {t['spectra']:.2f} s, bounds {t['bound'] + t.get('error_bound', 0.0):.2f} s, "
@@ -309,7 +309,7 @@ def result_json(res) -> dict:
         d["nonvacuous"] = {"loss_bound": nv.loss_bound, "n": nv.n_certified,
                            "bound": ball_to_json(nv.bound) if nv.bound is not None else None,
                            "n_not_certified_below": nv.n_below, "evaluations": nv.evaluations, "n_max": nv.n_max}
-    d["timings_seconds"] = res.timings
+    d["timing_seconds"] = res.timing_seconds  # the key of `certbound bound --json`
     return d
 
 

@@ -33,7 +33,7 @@ class ModelHandle:
     ----------
     path : str
         A checkpoint file or directory (anything
-        :func:`certbound.checkpoints.open_model` accepts).
+        :func:`certbound.checkpoints.open_checkpoint` accepts).
     label : str
         How reports name the model (the alias in the claims file, or the path).
     mapping : str, optional
@@ -58,10 +58,10 @@ class ModelHandle:
             return
         if not os.path.exists(self.path):
             raise FileNotFoundError(f"model {self.label!r}: no such file or directory: {self.path}")
-        from certbound.checkpoints import load_checkpoint, open_model
+        from certbound.checkpoints import load_checkpoint, open_checkpoint
 
         try:
-            self._ck, self._layout = open_model(self.path, mapping=self.mapping)
+            self._ck, self._layout = open_checkpoint(self.path, mapping=self.mapping)
         except ValueError as exc:
             # Files without a recognised architecture still allow tensor="..." claims.
             self._ck, self._layout = load_checkpoint(self.path), None

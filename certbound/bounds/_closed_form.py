@@ -60,7 +60,8 @@ def proposition_a3(cls: LinearMapClass, eps: Number) -> arb:
         return _a3_constant(cls) * e ** (-2 * p / (p + 2)) * _a3_log(cls, e)
 
 
-def corollary_b2(net: NetworkConfiguration, cutoff: Number, *, loss_bound: Number = 1, loss_lip: Number = 1) -> arb:
+def corollary_b2(net: NetworkConfiguration, cutoff: Number, *, loss_bound: Number = 1,
+                 loss_lipschitz: Number = 1) -> arb:
     """Corollary B2: closed-form upper bound on ``4α + (12/√n)∫_α^{B_ℒ/4} √Ĥ_net(ε/L_ℒ) dε`` (uniform weights).
 
     ``4α + (6/√n) Σ_{p_j>0} (p_j+2)√(𝖢_jΛ_j)(J L_ℒ K_j)^{p_j/(p_j+2)}(B_ℒ/4)^{2/(p_j+2)}
@@ -72,7 +73,7 @@ def corollary_b2(net: NetworkConfiguration, cutoff: Number, *, loss_bound: Numbe
     """
     with prec():
         a = as_arb(cutoff)
-        bl, ll = as_arb(loss_bound), as_arb(loss_lip)
+        bl, ll = as_arb(loss_bound), as_arb(loss_lipschitz)
         top = bl / 4
         if not (bool(a > 0) and bool(a <= top)):
             raise ValueError("cutoff must lie in (0, B_L/4]")

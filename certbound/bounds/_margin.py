@@ -219,7 +219,7 @@ def zero_one_error_bound(gap: Any, empirical_ramp_upper: ExactNumber, *, margin:
     ----------
     gap : BoundResult or arb
         The certified gap bound ``Ḡ`` for the ramp loss (Theorem 1/2 with
-        ``loss_bound ≥ 1`` and ``loss_lip ≥ 1/γ``), used through its upper
+        ``loss_bound ≥ 1`` and ``loss_lipschitz ≥ 1/γ``), used through its upper
         endpoint; a ``BoundResult`` is checked to have such constants when
         ``margin`` is given.
     empirical_ramp_upper : number
@@ -236,11 +236,11 @@ def zero_one_error_bound(gap: Any, empirical_ramp_upper: ExactNumber, *, margin:
         raise ValueError(f"the empirical ramp loss bound must lie in [0, 1], got {u}")
     g = getattr(gap, "bound", gap)
     with prec():
-        if margin is not None and hasattr(gap, "loss_lip"):
+        if margin is not None and hasattr(gap, "loss_lipschitz"):
             gm = _margin(margin)
-            if not (bool(gap.loss_bound >= 1) and bool(gap.loss_lip * gm.numerator >= gm.denominator)):
+            if not (bool(gap.loss_bound >= 1) and bool(gap.loss_lipschitz * gm.numerator >= gm.denominator)):
                 raise ValueError("the gap bound was not computed for the ramp loss of this margin "
-                                 f"(need loss_bound ≥ 1 and loss_lip ≥ 1/γ = {1 / gm})")
+                                 f"(need loss_bound ≥ 1 and loss_lipschitz ≥ 1/γ = {1 / gm})")
         ga = as_arb(g)
         q = upper_fraction(ga) if ga.is_finite() else None
         if q is None:

@@ -227,7 +227,7 @@ class BoundResult:
     #: when δ is not a binary64 value, e.g. 3/10); exact for float inputs.
     delta: float
     loss_bound: arb
-    loss_lip: arb
+    loss_lipschitz: arb
     cutoff: Fraction
     partition: list
     node_entropies: list
@@ -292,7 +292,7 @@ class BoundResult:
             "n": self.n_samples,
             "delta": self.delta,
             "loss_bound": ball_to_json(self.loss_bound),
-            "loss_lipschitz": ball_to_json(self.loss_lip),
+            "loss_lipschitz": ball_to_json(self.loss_lipschitz),
             "vacuous": self.vacuous,
             "cutoff": ball_to_json(as_arb(self.cutoff)),
             "partition_points": len(self.partition),
@@ -454,7 +454,7 @@ def _float_net_entropy(net: NetworkConfiguration, etas: np.ndarray, allow_p0_tai
 def _dudley_certified(
     net: NetworkConfiguration,
     loss_bound: arb,
-    loss_lip: arb,
+    loss_lipschitz: arb,
     options: BoundOptions,
 ) -> tuple[arb, Fraction, list, list, list]:
     """Certified 𝔇_n for a configuration: returns (𝔇, α, partition, node totals, per-matrix contributions)."""
@@ -491,7 +491,7 @@ def _dudley_certified(
             kmax = int(math.ceil(math.log(1e9) / math.log(r)))
             grid = sorted({exact_dyadic(topf * r ** (-k)) for k in range(1, kmax + 1)} - {top})
             grid = [g for g in grid if 0 < g < top]
-            ch_all, vals = net.choose_node_covers([float(e) / float_upper(loss_lip) for e in grid], w,
+            ch_all, vals = net.choose_node_covers([float(e) / float_upper(loss_lipschitz) for e in grid], w,
                                                   allow_p0_tail=options.allow_p0_tail, quick=quick)
             H = vals.sum(axis=0)
             keep = len(grid)
@@ -507,9 +507,9 @@ def _dudley_certified(
         nodes = part[:-1]
         if not nodes:
             return 4 * as_arb(part[0]), part[0], part, [], [arb(0)] * net.J
-        etas = [as_arb(e) / loss_lip for e in nodes]
+        etas = [as_arb(e) / loss_lipschitz for e in nodes]
         if choices is None:
-            etas_f = [float(e) / float_upper(loss_lip) for e in nodes]
+            etas_f = [float(e) / float_upper(loss_lipschitz) for e in nodes]
             choices, _ = net.choose_node_covers(etas_f, w, allow_p0_tail=options.allow_p0_tail, quick=quick)
         totals, parts = [], []
         from certbound.bounds._network_cover import _check_weights
@@ -562,13 +562,13 @@ class _RademacherOutcome:
     one_step_cutoff: Optional[Fraction]
 
 
-def _one_step_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: arb,
+def _one_step_certified(net: NetworkConfiguration, loss_bound: arb, loss_lipschitz: arb,
                         options: BoundOptions) -> tuple[arb, Optional[Fraction], list]:
     """Lemma C2 at a float-searched α, evaluated in Arb: (𝔒_n(α), α, per-matrix shares)."""
     n = net.n_samples
     w = alloc_weights(net.J)
     quick = not options.thorough_search
-    blf, llf = upper_float(loss_bound), upper_float(loss_lip)
+    blf, llf = upper_float(loss_bound), upper_float(loss_lipschitz)
 
     def entropy_float(alphas: np.ndarray) -> np.ndarray:
         _, vals = net.choose_node_covers(list(np.asarray(alphas) / llf), w, allow_p0_tail=options.allow_p0_tail,
@@ -592,8 +592,9 @@ def _one_step_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: ar
             choices, _ = net.choose_node_covers([float(alpha) / llf], weights, allow_p0_tail=options.allow_p0_tail,
                                                 quick=quick)
             _check_weights(weights, net.J)
-            total, parts = net.log_cover_network(as_arb(alpha) / loss_lip, [as_arb(x) for x in weights], choices[0],
-                                                 allow_p0_tail=options.allow_p0_tail, _weights_checked=True)
+            total, parts = net.log_cover_network(as_arb(alpha) / loss_lipschitz, [as_arb(x) for x in weights],
+                                                 choices[0], allow_p0_tail=options.allow_p0_tail,
+                                                 _weights_checked=True)
             value = one_step_bound(alpha, total, n, loss_bound)
         up = upper_fraction(value) if value.is_finite() else None
         if best is None or (up is not None and (best[0] is None or up < best[0])):
@@ -601,15 +602,15 @@ def _one_step_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: ar
     return best[1], alpha, best[2]
 
 
-def _rademacher_certified(net: NetworkConfiguration, loss_bound: arb, loss_lip: arb,
+def _rademacher_certified(net: NetworkConfiguration, loss_bound: arb, loss_lipschitz: arb,
                           options: BoundOptions) -> _RademacherOutcome:
     """The reported Rademacher term: min{B_ℒ/2 (Lemma C0), 𝔇_n (Theorem R), 𝔒_n(α) (Lemma C2)} (§C3)."""
-    dud, cut, part, totals, contrib = _dudley_certified(net, loss_bound, loss_lip, options)
+    dud, cut, part, totals, contrib = _dudley_certified(net, loss_bound, loss_lipschitz, options)
     estimates = {"diameter": diameter_bound(loss_bound)}
     shares = {"diameter": [arb(0)] * net.J, "dudley": contrib}
     alpha = None
     if options.one_step:
-        estimates["one-step"], alpha, shares["one-step"] = _one_step_certified(net, loss_bound, loss_lip, options)
+        estimates["one-step"], alpha, shares["one-step"] = _one_step_certified(net, loss_bound, loss_lipschitz, options)
     estimates["dudley"] = dud
     method, value = certified_rademacher_minimum(estimates)
     return _RademacherOutcome(value, method, estimates, shares[method], dud, cut, part, totals, alpha)
@@ -638,21 +639,21 @@ def _rademacher_text(rad: _RademacherOutcome) -> str:
             f"{_METHOD_TEXT[rad.method]}{extra}; candidates: {cands}")
 
 
-def _check_common(n_samples: Any, delta: Any, loss_bound: Any, loss_lip: Any) -> tuple[arb, arb, arb]:
+def _check_common(n_samples: Any, delta: Any, loss_bound: Any, loss_lipschitz: Any) -> tuple[arb, arb, arb]:
     if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
     with prec():
-        d, bl, ll = as_arb(delta), as_arb(loss_bound), as_arb(loss_lip)
+        d, bl, ll = as_arb(delta), as_arb(loss_bound), as_arb(loss_lipschitz)
     if not (bool(d > 0) and bool(d < 1)):
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     if not bool(bl > 0):
         raise ValueError(f"loss_bound must be > 0, got {loss_bound!r}")
     if not bool(ll > 0):
-        raise ValueError(f"loss_lip must be > 0, got {loss_lip!r}")
+        raise ValueError(f"loss_lipschitz must be > 0, got {loss_lipschitz!r}")
     return d, bl, ll
 
 
-def _base_assumptions(spec: TransformerSpec, loss_bound: arb, loss_lip: arb, readout_norm: arb) -> dict:
+def _base_assumptions(spec: TransformerSpec, loss_bound: arb, loss_lipschitz: arb, readout_norm: arb) -> dict:
     from certbound.ball import decimal_upper
 
     a = spec.assumptions()
@@ -660,7 +661,7 @@ def _base_assumptions(spec: TransformerSpec, loss_bound: arb, loss_lip: arb, rea
         {
             "loss": "0 <= loss <= B_L and L_L-Lipschitz in the network output on [-C_w, C_w] (A2); Borel measurable",
             "loss_bound": decimal_upper(loss_bound, 17),
-            "loss_lipschitz": decimal_upper(loss_lip, 17),
+            "loss_lipschitz": decimal_upper(loss_lipschitz, 17),
             "readout_norm_upper": decimal_upper(readout_norm, 17),
             "sample": "i.i.d. sample of size n; every token row of every input in the closed unit ball (A1)",
             "certified_quantity": "|R(f) - R_hat_S(f)| of the Pi-surrogate network carrying these weights, "
@@ -684,7 +685,7 @@ def theorem1_fixed_bound(
     *,
     readout_norm: Number = 1,
     loss_bound: Number = 1,
-    loss_lip: Number = 1,
+    loss_lipschitz: Number = 1,
     spectra: Optional[Mapping[tuple, Any]] = None,
     options: Optional[BoundOptions] = None,
     readout_spectrum: Any = None,
@@ -703,7 +704,7 @@ def theorem1_fixed_bound(
     """
     t0 = time.perf_counter()
     options = options or BoundOptions()
-    d, bl, ll = _check_common(n_samples, delta, loss_bound, loss_lip)
+    d, bl, ll = _check_common(n_samples, delta, loss_bound, loss_lipschitz)
     with prec():
         cw = as_arb(readout_norm)
         net = NetworkConfiguration(spec, constraints, readout_norm=cw, n_samples=int(n_samples))
@@ -769,7 +770,7 @@ def theorem2_posthoc_bound(
     readout_norm: Number = 1,
     readout_spectrum: Optional[Any] = None,
     loss_bound: Number = 1,
-    loss_lip: Number = 1,
+    loss_lipschitz: Number = 1,
     options: Optional[BoundOptions] = None,
 ) -> BoundResult:
     """Theorem 2 (post hoc): the certified bound for the trained weights with the best-found ``p`` per matrix.
@@ -793,7 +794,7 @@ def theorem2_posthoc_bound(
     readout_spectrum : number or enclosure, optional
         Certified ``‖w‖₂`` of a learned readout; then (mode (ii)) ``C_w`` is its
         grid value on the readout grid and pays its prior cost.
-    loss_bound, loss_lip : number
+    loss_bound, loss_lipschitz : number
         ``B_ℒ``, ``L_ℒ`` (A2), fixed a priori.
     options : BoundOptions
 
@@ -805,7 +806,7 @@ def theorem2_posthoc_bound(
     """
     t0 = time.perf_counter()
     options = options or BoundOptions()
-    d, bl, ll = _check_common(n_samples, delta, loss_bound, loss_lip)
+    d, bl, ll = _check_common(n_samples, delta, loss_bound, loss_lipschitz)
     n = int(n_samples)
     if options.spectral_mode not in ("posthoc", "fixed"):
         raise ValueError(f"spectral_mode must be 'posthoc' or 'fixed', got {options.spectral_mode!r}")

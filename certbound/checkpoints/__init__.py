@@ -2,8 +2,8 @@
 
 Typical use::
 
-    from certbound.checkpoints import open_model, theory_matrices, find_packaged_checkpoint
-    ck, layout = open_model(find_packaged_checkpoint("all-MiniLM-L6-v2"))
+    from certbound.checkpoints import open_checkpoint, theory_matrices, find_packaged_checkpoint
+    ck, layout = open_checkpoint(find_packaged_checkpoint("all-MiniLM-L6-v2"))
     for m in theory_matrices(ck, layout=layout):
         ...  # m.layer, m.head, m.type, m.shape, m.dense or m.factors (W = A @ B.T)
 
@@ -40,7 +40,7 @@ from ._matrices import (
     MATRIX_TYPES,
     RAW_TYPES,
     TheoryMatrix,
-    open_model,
+    open_checkpoint,
     theory_matrices,
 )
 from ._packaged import PACKAGED_CHECKPOINTS, PackagedCheckpoint, SplitPackagedCheckpoint, find_packaged_checkpoint, sha256_of_file
@@ -50,7 +50,7 @@ from ._sources import Checkpoint, iter_tensors, load_checkpoint, read_config
 __all__ = [
     "load_checkpoint",
     "checkpoint_from_tensors",
-    "open_model",
+    "open_checkpoint",
     "theory_matrices",
     "TheoryMatrix",
     "Checkpoint",
@@ -83,3 +83,4 @@ __all__ = [
     "SplitPackagedCheckpoint",
     "sha256_of_file",
 ]
+

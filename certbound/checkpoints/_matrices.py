@@ -63,7 +63,7 @@ from ._architectures import ModelLayout, Stack, load_mapping, resolve_layout
 from ._sources import Checkpoint, load_checkpoint
 
 __all__ = ["TheoryMatrix", "theory_matrices", "MATRIX_TYPES", "RAW_TYPES", "EXTRA_TYPES", "GATED_TYPES",
-           "CROSS_TYPES", "open_model"]
+           "CROSS_TYPES", "open_checkpoint"]
 
 #: Matrix types the bounds use, in output order within a layer.
 MATRIX_TYPES = ("QK", "VO", "M_in", "M_out")
@@ -203,11 +203,42 @@ def _rowvec(ck: Checkpoint, layout: ModelLayout, role: str, layer: int, expert: 
     return t if layout.layout in ("conv1d", "row-vector") else t.T
 
 
-def open_model(path: str | os.PathLike[str], *, config: Any = None,
-               mapping: str | os.PathLike[str] | dict[str, Any] | None = None) -> tuple[Checkpoint, ModelLayout]:
-    """Open a checkpoint and resolve its layout (metadata only, all shapes checked).
+def open_checkpoint(path: str | os.PathLike[str], *, config: Any = None,
+                    mapping: str | os.PathLike[str] | dict[str, Any] | None = None
+                    ) -> tuple[Checkpoint, ModelLayout]:
+    """Open a checkpoint file or directory and resolve its layout (metadata only, all shapes checked).
 
-    Raises ``FileNotFoundError``/``ValueError`` with the file and tensor named.
+    The loader-level call beneath :func:`certbound.open_model` (which returns a
+    :class:`certbound.Model` and also accepts packaged names, hub ids and
+    in-memory models).
+
+    Parameters
+    ----------
+    path : str or path
+        A model directory or weights file (``.safetensors``, sharded index, ``.bin``, ``.onnx``).
+    config : dict or path, optional
+        The model config, instead of the ``config.json`` next to the weights.
+    mapping : dict or path, optional
+        A tensor-name mapping for an unsupported architecture (:data:`certbound.checkpoints.MAPPING_HELP`).
+
+    Returns
+    -------
+    tuple
+        ``(checkpoint, layout)``: the opened :class:`Checkpoint` (the caller closes it) and its
+        :class:`ModelLayout`.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        With the file and tensor named.
+
+    Examples
+    --------
+    >>> from certbound.models import demo_checkpoint_path
+    >>> ck, layout = open_checkpoint(demo_checkpoint_path())
+    >>> layout.architecture, layout.num_layers
+    ('certbound-pi', 1)
+    >>> ck.close()
     """
     ck = load_checkpoint(path, config=config)
     try:
@@ -228,7 +259,7 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
     Parameters
     ----------
     checkpoint : Checkpoint or path
-        An opened checkpoint or a path for :func:`open_model`.
+        An opened checkpoint or a path for :func:`open_checkpoint`.
     types : sequence of str
         Which of ``QK``, ``VO``, ``M_in``, ``M_out`` (and raw types) to yield
         (default: ``layout.matrix_types``, every theory matrix of the layout);
@@ -272,7 +303,7 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
     """
     own = not isinstance(checkpoint, Checkpoint)
     if own:
-        ck, lay = open_model(checkpoint, mapping=mapping)  # type: ignore[arg-type]
+        ck, lay = open_checkpoint(checkpoint, mapping=mapping)  # type: ignore[arg-type]
     else:
         ck = checkpoint  # type: ignore[assignment]
         lay = layout if layout is not None else resolve_layout(

@@ -33,14 +33,14 @@ PI_MATRIX_TYPES = ("QK", "VO", "M", "M_in", "M_out")
 def pi_theory_matrices(path: str | os.PathLike, *, types: Sequence[str] = PI_MATRIX_TYPES,
                        layers: Sequence[int] | None = None) -> Iterator:
     """Yield ``TheoryMatrix`` records (data-flow order) of a certbound-pi checkpoint."""
-    from certbound.checkpoints import open_model, theory_matrices
+    from certbound.checkpoints import open_checkpoint, theory_matrices
 
     want = set(types)
     unknown = want - set(PI_MATRIX_TYPES) - {"readout"}
     if unknown:
         raise ValueError(f"unknown matrix type(s) {sorted(unknown)} for a certbound-pi model; "
                          f"known: {PI_MATRIX_TYPES + ('readout',)}")
-    ck, layout = open_model(path)
+    ck, layout = open_checkpoint(path)
     try:
         if layout.theory_config is None or layout.architecture != "certbound-pi":
             raise ValueError(f"{path}: not a certbound-pi checkpoint (architecture {layout.architecture})")

@@ -52,7 +52,7 @@ from certbound.bounds import (
     theorem1_fixed_bound,
     theorem2_posthoc_bound,
 )
-from certbound.checkpoints import open_model, require_theory_coverage, theory_matrices
+from certbound.checkpoints import open_checkpoint, require_theory_coverage, theory_matrices
 from certbound.enclose import enclose_singular_values
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
@@ -337,7 +337,7 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = DEFAULT_
         the key ``"readout"``), the checkpoint layout and its config dict.
     """
     path = resolve_packaged_name(model)
-    ck, layout = open_model(path, config=config, mapping=mapping)
+    ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
         spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, mode=mode, progress=progress)
         cfg = dict(ck.config or {})
@@ -639,7 +639,7 @@ def _fixed_before_data(s: BoundSettings, spec: TransformerSpec, common: dict) ->
     out = {
         "seq_len": spec.seq_len,
         "loss_bound": str(common["loss_bound"]),
-        "loss_lipschitz": str(common["loss_lip"]),
+        "loss_lipschitz": str(common["loss_lipschitz"]),
         "readout_norm": str(common["readout_norm"]),
         "p_grid_m": s.p_grid_m if s.p_grid_m is not None else "default ceil(L + ln N)",
         "grids": "Schatten/spectral/readout peeling grid bases and steps (BoundOptions defaults)",
@@ -691,7 +691,7 @@ def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | No
         raise ValueError(f"--delta must lie in (0, 1), got {delta}")
     s = settings if settings is not None else BoundSettings()
     path = resolve_packaged_name(model)
-    ck, layout = open_model(path, config=config, mapping=mapping)
+    ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
         return certified_bound_of(ck, layout, path, n, delta_v, s, progress=progress)
     finally:
@@ -708,9 +708,9 @@ def unused_weight_matrices(ck: Any, layout: Any) -> tuple[list[str], list[str]]:
     Π-surrogate by design). Issue 12 item 6: weights beyond what is certified
     are named, never silently ignored.
 
-    >>> from certbound.checkpoints import open_model
+    >>> from certbound.checkpoints import open_checkpoint
     >>> from certbound.models import demo_checkpoint_path
-    >>> ck, lay = open_model(str(demo_checkpoint_path()))
+    >>> ck, lay = open_checkpoint(str(demo_checkpoint_path()))
     >>> unused_weight_matrices(ck, lay)
     ([], [])
     >>> ck.close()
@@ -768,12 +768,12 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
     opts = BoundOptions(partition_ratio=s.partition_ratio, p_grid_m=s.p_grid_m)
     if s.loss == "ramp":
         # the analysed loss is the analyst's a-priori choice, not a fact of the training (theory-theorems §T3)
-        loss_bound, loss_lip = ramp_loss_constants(Fraction(_parse_number(s.margin, "--margin")))
+        loss_bound, loss_lipschitz = ramp_loss_constants(Fraction(_parse_number(s.margin, "--margin")))
     else:
         loss_bound = _constant(s.loss_bound, tc, "loss_bound", "--loss-bound")
-        loss_lip = _constant(s.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz")
+        loss_lipschitz = _constant(s.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz")
     common = dict(readout_norm=_constant(s.readout_norm, tc, "readout_norm", "--readout-norm"),
-                  loss_bound=loss_bound, loss_lip=loss_lip, options=opts)
+                  loss_bound=loss_bound, loss_lipschitz=loss_lipschitz, options=opts)
     if s.mode == "fixed":
         if readout_enc is not None and spec.readout_learned:
             cw = Fraction(common["readout_norm"])

@@ -114,7 +114,7 @@ def pi_model_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delt
     return theorem2_posthoc_bound(
         transformer_spec_of(net), spectra, int(n), delta,
         readout_norm=cfg.readout_norm, readout_spectrum=readout,
-        loss_bound=cfg.loss.loss_bound, loss_lip=cfg.loss.loss_lip, options=options,
+        loss_bound=cfg.loss.loss_bound, loss_lipschitz=cfg.loss.loss_lip, options=options,
     )
 
 
@@ -217,7 +217,7 @@ class DemoResult:
     nonvacuity: Optional[NonVacuity]
     spectra: dict
     readout: Any
-    timings: dict = field(default_factory=dict)
+    timing_seconds: dict = field(default_factory=dict)  # wall-clock per step (+ cpu_total); not certified
     error: Optional["ErrorBound"] = None
     input_counting: Optional[arb] = None  # √((|𝒳| ln 2 + ln 1/δ)/(2n)), proofs/demo-task.md §1
     mode: str = DEFAULT_SPECTRUM_MODE  # the requested certificate mode; each enclosure records the one used
@@ -258,7 +258,7 @@ def _error_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delta:
     cfg = net.config
     ramp = theorem2_posthoc_bound(transformer_spec_of(net), spectra, int(n), delta,
                                   readout_norm=cfg.readout_norm, readout_spectrum=readout,
-                                  loss_bound=bl, loss_lip=ll, options=options)
+                                  loss_bound=bl, loss_lipschitz=ll, options=options)
     # the margins' proved lower ends: ramp is nonincreasing in the margin, so forward_error = 0 (demo-task §2)
     u_hat = empirical_ramp_loss_upper(margins_lower, gamma, forward_error=0.0)
     return ErrorBound(gamma, ramp, u_hat, zero_one_error_bound(ramp, u_hat))
@@ -341,10 +341,10 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         nonvac = nonvacuous_sample_size(
             lambda m: pi_model_bound(net, spectra, readout, m, delta, options), bound.loss_bound, n)
     t6 = time.perf_counter()
-    timings = {"load": t1 - t0, "spectra": t2 - t1, "bound": t3 - t2, "measure": t4 - t3,
-               "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0,
-               "cpu_total": time.process_time() - c0}
-    return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timings,
+    timing_seconds = {"load": t1 - t0, "spectra": t2 - t1, "bound": t3 - t2, "measure": t4 - t3,
+                      "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0,
+                      "cpu_total": time.process_time() - c0}
+    return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timing_seconds,
                       error, counting, mode)
 
 

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from certbound.bounds.proxies import MatrixQuantities, quantities_of_theory_matrix
-from certbound.checkpoints import open_model, theory_coverage, theory_matrices
+from certbound.checkpoints import open_checkpoint, theory_coverage, theory_matrices
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_model
@@ -57,7 +57,7 @@ def model_quantities(
     """
     check_spectrum_mode(mode)
     path = resolve_model(spec)
-    ck, layout = open_model(path, mapping=mapping)
+    ck, layout = open_checkpoint(path, mapping=mapping)
     try:
         return model_quantities_of(ck, layout, path, mode=mode, layers=layers, progress=progress)
     finally:

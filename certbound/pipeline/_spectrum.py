@@ -26,7 +26,7 @@ from flint import arb
 from certbound._blas import single_threaded
 from certbound._version import __version__
 from certbound.ball import DEFAULT_PREC, ball_to_json, float_lower, float_upper, working_precision
-from certbound.checkpoints import MATRIX_TYPES, open_model
+from certbound.checkpoints import MATRIX_TYPES, open_checkpoint
 from certbound.enclose import (
     enclose_singular_values,
     enclose_singular_values_of_product,
@@ -446,7 +446,7 @@ def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_log
     unchanged are reused, not recomputed.
     """
     path = resolve_packaged_name(model)
-    ck, layout = open_model(path, config=config, mapping=mapping)
+    ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
         return spectrum_run_of(ck, layout, path, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
                                layers=layers, jobs=jobs, include_sigma=include_sigma, progress=progress,

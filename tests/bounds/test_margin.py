@@ -94,7 +94,7 @@ SPECTRA = {(0, 0, "QK"): [0.5, 0.2, 0, 0], (0, 0, "VO"): [1, 0.5, 0.25, 0.1], (0
 def test_error_bound_is_ramp_upper_plus_gap_and_checks_constants():
     bl, ll = ramp_loss_constants("0.25")
     assert (bl, ll) == (1, 4)
-    res = theorem2_posthoc_bound(SPEC_P, SPECTRA, 10**7, 0.05, loss_bound=bl, loss_lip=ll,
+    res = theorem2_posthoc_bound(SPEC_P, SPECTRA, 10**7, 0.05, loss_bound=bl, loss_lipschitz=ll,
                                  options=BoundOptions(margin_grid_size=1))
     err = zero_one_error_bound(res, F(1, 20), margin="0.25")
     gap_up = F(res.bound.upper().str(40, radius=False))          # decimal of the upper end (≥ rounding checked below)

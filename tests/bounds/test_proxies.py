@@ -423,9 +423,9 @@ def _real_checkpoint_case(name):
         pytest.importorskip("onnx")
     path = _packaged_or_skip(name)
     from certbound.bounds.proxies import quantities_of_theory_matrix
-    from certbound.checkpoints import open_model, theory_matrices
+    from certbound.checkpoints import open_checkpoint, theory_matrices
 
-    ck, layout = open_model(path)
+    ck, layout = open_checkpoint(path)
     try:
         records = list(theory_matrices(ck, layout=layout))
     finally:

@@ -19,7 +19,7 @@ from certbound.checkpoints import (  # noqa: E402
     MAPPING_EXAMPLE,
     MAPPING_HELP,
     load_checkpoint,
-    open_model,
+    open_checkpoint,
     theory_coverage,
     theory_matrices,
 )
@@ -121,7 +121,7 @@ def test_unsupported_architecture_error_example_parses(tmp_path):
     cfg.update(model_type="toyformer", architectures=["Toy"])
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError) as ei:
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
     msg = str(ei.value)
     start = msg.index('{"layout"')
     depth, end = 0, start
@@ -137,7 +137,7 @@ def test_undeclared_fused_layout_is_refused_and_declared_layouts_are_used(tiny, 
     tensors = {"W_QKV": "layers.{layer}.attention.query_key_value.weight", "W_O": "layers.{layer}.attention.dense.weight",
                "M_in": "layers.{layer}.mlp.dense_h_to_4h.weight", "M_out": "layers.{layer}.mlp.dense_4h_to_h.weight"}
     with pytest.raises(ValueError, match="qkv_layout.*never guesses"):
-        open_model(d, mapping={"tensors": tensors})
+        open_checkpoint(d, mapping={"tensors": tensors})
     builtin = {(m.layer, m.head, m.type): m.to_dense() for m in theory_matrices(d)}
     mp = tmp_path / "neox.json"
     mp.write_text(json.dumps({"tensors": tensors, "qkv_layout": "per_head_interleaved"}))
@@ -172,8 +172,8 @@ def test_mapping_with_shared_layers(tiny):
          "W_V": base + "attention.value.weight", "W_O": base + "attention.dense.weight",
          "M_in": base + "ffn.weight", "M_out": base + "ffn_output.weight"}
     with pytest.raises(ValueError, match="shared_layers"):
-        open_model(d, mapping={"tensors": t})
-    ck, lay = open_model(d, mapping={"tensors": t, "shared_layers": True, "num_layers": 3})
+        open_checkpoint(d, mapping={"tensors": t})
+    ck, lay = open_checkpoint(d, mapping={"tensors": t, "shared_layers": True, "num_layers": 3})
     mapped = {(m.layer, m.head, m.type): (m.to_dense(), m.same_as_layer) for m in theory_matrices(ck, layout=lay)}
     builtin = {(m.layer, m.head, m.type): (m.to_dense(), m.same_as_layer) for m in theory_matrices(d)}
     assert mapped.keys() == builtin.keys()
@@ -187,13 +187,13 @@ def test_mapping_reads_t5_opt_bart_size_keys(tiny, name, heads_key):
     """Failed before: num_heads / d_kv / ffn_dim / encoder_* were not read; T5's error said num_heads was missing."""
     d, _ = tiny(name)
     cfg = json.loads((d / "config.json").read_text())
-    lay_builtin = open_model(d)[1]
+    lay_builtin = open_checkpoint(d)[1]
     s0 = lay_builtin.stacks[0]
     mapping = {"tensors": {r: s0.templates[r] for r in ("W_Q", "W_K", "W_V", "W_O", "M_in", "M_out")},
                "prefix": lay_builtin.prefix}
     if name != "opt":
         mapping["num_layers"] = s0.num_layers  # the encoder stack only
-    _, lay = open_model(d, mapping=mapping)
+    _, lay = open_checkpoint(d, mapping=mapping)
     assert (lay.num_heads, lay.head_dim, lay.intermediate_size) == (s0.num_heads, s0.head_dim, s0.intermediate_size)
     assert lay.num_heads == cfg[heads_key]
 
@@ -203,7 +203,7 @@ def test_mapping_reads_t5_opt_bart_size_keys(tiny, name, heads_key):
 def test_distilbert_activation_key_is_read_for_bound(tmp_path):
     """Failed before: `bound` refused every DistilBERT ('states no activation')."""
     make_checkpoint(str(tmp_path), "distilbert", L=1, N=8, H=2, F=16)
-    ck, layout = open_model(tmp_path)
+    ck, layout = open_checkpoint(tmp_path)
     assert "hidden_act" not in ck.config and layout.activation == "gelu"
     assert spec_from_layout(layout, ck.config).activation == "gelu"
     res, _, _, _ = certified_bound(str(tmp_path), 10**6, "0.01", BoundSettings())
@@ -213,7 +213,7 @@ def test_distilbert_activation_key_is_read_for_bound(tmp_path):
 def test_gpt2_seq_len_defaults_to_n_positions(tmp_path):
     """Failed before: 512 was used, not n_positions (32 here)."""
     make_checkpoint(str(tmp_path), "gpt2", L=1, N=8, H=2, F=16)
-    ck, layout = open_model(tmp_path)
+    ck, layout = open_checkpoint(tmp_path)
     assert spec_from_layout(layout, ck.config).seq_len == 32
 
 
@@ -227,7 +227,7 @@ def test_gpt2_scale_flags(tmp_path, flags, expect):
     make_checkpoint(str(tmp_path), "gpt2", L=2, N=8, H=2, F=16)
     cfg = json.loads((tmp_path / "config.json").read_text()) | flags
     (tmp_path / "config.json").write_text(json.dumps(cfg))
-    _, layout = open_model(tmp_path)
+    _, layout = open_checkpoint(tmp_path)
     assert [layout.logit_scale_d(i) for i in range(2)] == expect
     assert layout.attention_logit_scale == (expect[0] is not None)
 
@@ -238,7 +238,7 @@ def test_vit_state_dict_with_transformers5_names(tmp_path):
                                                      intermediate_size=24, image_size=8, patch_size=4))
     torch.save(m.state_dict(), tmp_path / "pytorch_model.bin")
     m.config.to_json_file(tmp_path / "config.json")
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     sd = m.state_dict()
     raw = {(x.layer, x.type): x.dense for x in theory_matrices(ck, layout=lay, raw=True, types=("M_in",))}
     assert np.array_equal(raw[(1, "W_Q")], sd["layers.1.attention.q_proj.weight"].detach().double().numpy().T)
@@ -252,7 +252,7 @@ def test_variant_fp16_directories(tmp_path, shard):
                                                        n_positions=16)).half()
     kw = {"max_shard_size": shard} if shard else {}
     m.save_pretrained(tmp_path, variant="fp16", **kw)
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     assert lay.num_layers == 2 and ck.dtype(lay.tensor_name("W_QKV", 1)) == "F16"
     w = {x.layer: x.dense for x in theory_matrices(ck, layout=lay, raw=True, types=()) if x.type == "W_Q"}
     assert np.array_equal(w[1], m.h[1].attn.c_attn.weight.detach().double().numpy()[:, :16])
@@ -287,7 +287,7 @@ def test_gpt2_onnx_conv1d_weights_are_not_transposed(tmp_path):
 
     _export_onnx(Blocks(), (torch.randn(1, 5, 16),), tmp_path / "model.onnx")
     model.config.to_json_file(tmp_path / "config.json")
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     assert ck.format == "onnx"
     raw = {x.type: x.dense for x in theory_matrices(ck, layout=lay, raw=True, types=("M_in",))}
     c = model.h[0].attn.c_attn.weight.detach().double().numpy()
@@ -314,7 +314,7 @@ def test_transformers5_bert_onnx_head_count_without_config(tmp_path):
             return self.bert(input_ids=ids).last_hidden_state
 
     _export_onnx(Enc(), (torch.randint(0, 30, (1, 5)),), tmp_path / "model.onnx")
-    ck, lay = open_model(tmp_path / "model.onnx")
+    ck, lay = open_checkpoint(tmp_path / "model.onnx")
     assert ck.config_path is None and "_inferred" in ck.config
     assert (lay.num_layers, lay.num_heads, lay.head_dim, lay.intermediate_size) == (2, 4, 4, 24)
     raw = {x.layer: x.dense for x in theory_matrices(ck, layout=lay, raw=True, types=()) if x.type == "W_V"}
@@ -328,7 +328,7 @@ def test_config_declaring_fewer_layers_than_the_weights_is_refused(tmp_path):
     cfg["num_hidden_layers"] = 2
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match=re.escape("layer 2, but the config declares 2 layers")):
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
 
 
 # --------------------------------------------------------------------------- audit
@@ -400,7 +400,7 @@ def test_bf16_sharded_gqa_checkpoint_reads_the_stored_values(tmp_path):
     model = transformers.AutoModel.from_config(cfg).to(torch.bfloat16)
     model.save_pretrained(tmp_path, max_shard_size="20KB")
     assert (tmp_path / "model.safetensors.index.json").exists()
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     assert ck.format == "safetensors-sharded" and (lay.num_heads, lay.num_kv_heads) == (4, 2)
     attn = model.layers[1].self_attn
     wq = attn.q_proj.weight.detach().double().numpy().T  # exact bf16 -> float64
@@ -424,7 +424,7 @@ def test_multimodal_gemma3_certifies_its_language_model(tmp_path):
     model = transformers.Gemma3ForConditionalGeneration(
         transformers.Gemma3Config(text_config=tc.to_dict(), vision_config=vc.to_dict(), mm_tokens_per_image=4))
     model.save_pretrained(tmp_path)
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     assert (lay.architecture, lay.num_layers, lay.num_kv_heads, lay.head_dim) == ("gemma3", 2, 2, 16)
     assert lay.prefix.startswith("language_model") and any("vision tower" in n for n in lay.notes)
     lm = model.model.language_model
@@ -450,7 +450,7 @@ def test_mixtral_transformers5_stacked_expert_tensors(tmp_path, fmt):
     else:
         save_file(sd, str(tmp_path / "model.safetensors"))
     model.config.to_json_file(tmp_path / "config.json")
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     ex = model.layers[0].mlp.experts
     F = ex.intermediate_dim
     got = {(m.type, m.expert): m.dense for m in theory_matrices(ck, layout=lay, layers=[0])
@@ -475,7 +475,7 @@ def test_t5_encoder_model_is_one_encoder_stack_and_covered(tmp_path):
     model = transformers.T5EncoderModel(transformers.T5Config(d_model=16, d_kv=4, d_ff=24, num_layers=2,
                                                               num_heads=4, vocab_size=30))
     model.save_pretrained(tmp_path)
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     assert [s.name for s in lay.stacks] == ["encoder"] and lay.num_layers == 2
     assert not lay.attention_logit_scale and theory_coverage(lay).covered
     wo = model.encoder.block[1].layer[0].SelfAttention.o.weight.detach().double().numpy().T

@@ -10,7 +10,7 @@ from certbound.checkpoints import (
     ARCHITECTURES,
     MATRIX_TYPES,
     load_checkpoint,
-    open_model,
+    open_checkpoint,
     resolve_layout,
     theory_matrices,
 )
@@ -35,7 +35,7 @@ def test_every_builtin_architecture_has_a_fixture():
 @pytest.mark.parametrize("arch", sorted(ARCH_CONFIGS))
 def test_matrices_match_the_papers_slicing(tmp_path, arch):
     stored = make_checkpoint(str(tmp_path), arch, L=L, N=N, H=H, F=F)
-    ck, layout = open_model(tmp_path)
+    ck, layout = open_checkpoint(tmp_path)
     assert (layout.architecture, layout.num_layers, layout.hidden_size, layout.num_heads, layout.head_dim,
             layout.intermediate_size) == (arch, L, N, H, N // H, F)
     assert layout.prefix == ARCH_CONFIGS[arch]["prefix"]
@@ -146,16 +146,16 @@ def test_sharded_missing_shard_and_missing_tensor(tmp_path):
 
 def test_prefix_free_checkpoint_and_explicit_prefix_mapping(tmp_path):
     make_checkpoint(str(tmp_path / "a"), "bert", L=1, N=N, H=H, F=F, prefix="")
-    _, lay = open_model(tmp_path / "a")
+    _, lay = open_checkpoint(tmp_path / "a")
     assert lay.prefix == ""
     make_checkpoint(str(tmp_path / "b"), "bert", L=1, N=N, H=H, F=F, prefix="model.backbone.")
-    _, lay = open_model(tmp_path / "b", mapping={"architecture": "bert", "prefix": "model.backbone."})
+    _, lay = open_checkpoint(tmp_path / "b", mapping={"architecture": "bert", "prefix": "model.backbone."})
     assert lay.tensor_name("W_Q", 0) == "model.backbone.encoder.layer.0.attention.self.query.weight"
 
 
 def test_head_count_comes_from_config(tmp_path):
     make_checkpoint(str(tmp_path), "bert", L=1, N=N, H=2, F=F)
-    _, lay = open_model(tmp_path)
+    _, lay = open_checkpoint(tmp_path)
     assert (lay.num_heads, lay.head_dim) == (2, 8)
     ms = [m for m in theory_matrices(tmp_path) if m.type == "QK"]
     assert len(ms) == 2 and all(m.factors[0].shape == (N, 8) for m in ms)
@@ -184,7 +184,7 @@ def test_mapping_file_for_an_unknown_architecture(tmp_path):
     write_safetensors(str(tmp_path / "model.safetensors"), t, "F64")
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "toyformer"}))
     with pytest.raises(ValueError) as ei:
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
     msg = str(ei.value)
     assert "toyformer" in msg and "bert" in msg and "gpt2" in msg and "--mapping" in msg
     mp = tmp_path / "map.json"
@@ -200,7 +200,7 @@ def test_mapping_file_for_an_unknown_architecture(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"tensors": {"W_Q": "no-layer-placeholder"}}))
     with pytest.raises(ValueError, match="{layer}"):
-        open_model(tmp_path, mapping=str(bad))
+        open_checkpoint(tmp_path, mapping=str(bad))
 
 
 def test_shape_mismatch_with_config_names_tensor(tmp_path):
@@ -209,7 +209,7 @@ def test_shape_mismatch_with_config_names_tensor(tmp_path):
     cfg["intermediate_size"] = F + 1
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match=r"'bert\.encoder\.layer\.0\.intermediate\.dense\.weight' has shape") as ei:
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
     assert "model.safetensors" in str(ei.value)
 
 
@@ -219,7 +219,7 @@ def test_missing_layer_tensor(tmp_path):
     cfg["num_hidden_layers"] = 3
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match=r"electra\.encoder\.layer\.2\..*missing"):
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
 
 
 def test_heads_must_divide_width(tmp_path):
@@ -228,7 +228,7 @@ def test_heads_must_divide_width(tmp_path):
     cfg["num_attention_heads"] = 5
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match="not divisible"):
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
 
 
 def test_nan_and_inf_weights_are_rejected_when_read(tmp_path):
@@ -239,7 +239,7 @@ def test_nan_and_inf_weights_are_rejected_when_read(tmp_path):
     stored[bad][3, 2] = np.nan
     stored["bert.encoder.layer.0.output.dense.weight"][0, 0] = np.inf
     write_safetensors(str(tmp_path / "model.safetensors"), stored, "F64")
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     with pytest.raises(ValueError, match=r"model\.safetensors: tensor 'bert\.encoder\.layer\.0\.attention\.self"
                                          r"\.value\.weight' contains 1 non-finite"):
         list(theory_matrices(ck, layout=lay))
@@ -251,10 +251,10 @@ def test_no_config_is_a_clear_error(tmp_path):
     make_checkpoint(str(tmp_path), "bert", L=1, N=N, H=H, F=F)
     os.remove(tmp_path / "config.json")
     with pytest.raises(ValueError, match="no config.json"):
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
     # ...and an explicit --config works.
     make_checkpoint(str(tmp_path / "c"), "bert", L=1, N=N, H=H, F=F)
-    _, lay = open_model(tmp_path / "model.safetensors", config=str(tmp_path / "c" / "config.json"))
+    _, lay = open_checkpoint(tmp_path / "model.safetensors", config=str(tmp_path / "c" / "config.json"))
     assert lay.num_heads == H
 
 
@@ -285,7 +285,7 @@ def test_loader_memory_does_not_grow_with_depth(tmp_path):
     for layers in (1, 8):
         d = tmp_path / f"L{layers}"
         make_checkpoint(str(d), "bert", L=layers, N=n, H=4, F=ff, dtype="F32")
-        ck, lay = open_model(d)
+        ck, lay = open_checkpoint(d)
         tracemalloc.start()
         for m in theory_matrices(ck, layout=lay, raw=True):
             pass

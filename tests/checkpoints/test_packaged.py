@@ -13,7 +13,7 @@ import pytest
 from certbound.checkpoints import (
     PACKAGED_CHECKPOINTS,
     find_packaged_checkpoint,
-    open_model,
+    open_checkpoint,
     sha256_of_file,
     theory_matrices,
 )
@@ -41,14 +41,14 @@ def test_minilm_hash_is_the_upstream_one(minilm_l6_dir):
 
 
 def test_minilm_layout(minilm_l6_dir):
-    ck, lay = open_model(minilm_l6_dir)
+    ck, lay = open_checkpoint(minilm_l6_dir)
     assert (lay.architecture, lay.num_layers, lay.hidden_size, lay.num_heads, lay.head_dim,
             lay.intermediate_size) == ("bert", 6, 384, 12, 32, 1536)
     assert ck.format == "safetensors" and ck.dtype("encoder.layer.0.attention.self.query.weight") == "F32"
 
 
 def _minilm_all(minilm_l6_dir, layers):
-    ck, lay = open_model(minilm_l6_dir)
+    ck, lay = open_checkpoint(minilm_l6_dir)
     counts = {}
     for m in theory_matrices(ck, layout=lay, layers=layers):
         rec = _certify(m)
@@ -71,7 +71,7 @@ def test_minilm_every_matrix_certified(minilm_l6_dir):
 
 @pytest.mark.parametrize("layers", [[1], pytest.param([0, 1, 2], marks=pytest.mark.slow)])
 def test_minilm_l3_onnx_matrices_certified(minilm_l3_onnx, layers):
-    ck, lay = open_model(minilm_l3_onnx)
+    ck, lay = open_checkpoint(minilm_l3_onnx)
     assert ck.format == "onnx"
     assert (lay.num_layers, lay.hidden_size, lay.num_heads, lay.head_dim, lay.intermediate_size) == (
         3, 384, 12, 32, 1536)
@@ -97,7 +97,7 @@ def test_onnx_recovered_names_agree_with_the_graphs_node_names(minilm_l3_onnx):
         if node.op_type == "MatMul" and node.input[1].startswith("onnx::MatMul"):
             module = node.name.rsplit("/", 1)[0].replace("/model/", "", 1).replace("/", ".")
             by_init[node.input[1]] = module.replace("layer.", "layer.") + ".weight"
-    ck, lay = open_model(minilm_l3_onnx)
+    ck, lay = open_checkpoint(minilm_l3_onnx)
     inits = {i.name: i for i in g.initializer}
     from onnx import numpy_helper
 

@@ -63,7 +63,7 @@ def test_mpnet_from_its_five_packages(tmp_path, monkeypatch):
     assert (path / "config.json").is_file()
     again = find_packaged_checkpoint("sentence-transformers/all-mpnet-base-v2")  # cached: no second assembly
     assert again == path
-    from certbound.checkpoints import open_model
+    from certbound.checkpoints import open_checkpoint
 
-    ck, layout = open_model(path)
+    ck, layout = open_checkpoint(path)
     assert (layout.num_layers, layout.num_heads, layout.head_dim) == (12, 12, 64)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from certbound.checkpoints import open_model, theory_matrices
+from certbound.checkpoints import open_checkpoint, theory_matrices
 from certbound.cli import main
 
 DEMO = Path(str(resources.files("certbound.models") / "data" / "demo"))
@@ -62,7 +62,7 @@ SHAPES = [(6, 2, 2, 2, "single", 0), (5, 1, 3, 3, "two", 7), (4, 2, 1, 4, "two",
 @pytest.mark.parametrize("N,L,H,dh,ffn,d_ff", SHAPES)
 def test_synthetic_layout_and_matrices(tmp_path, N, L, H, dh, ffn, d_ff):
     stored = write_pi_checkpoint(tmp_path, N=N, L=L, H=H, dh=dh, ffn=ffn, d_ff=d_ff)
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     with ck:
         assert (lay.architecture, lay.num_layers, lay.hidden_size, lay.num_heads, lay.head_dim) == (
             "certbound-pi", L, N, H, dh)
@@ -122,7 +122,7 @@ def test_matches_the_models_own_matrices(tmp_path):
         for f in net.theory_matrices():
             key = (cfg.n_layers - 1 if f.kind == "readout" else f.layer, f.head, f.kind)
             ref[key] = f.dense if f.dense is not None else (f.left, f.right)
-        ck, lay = open_model(d)
+        ck, lay = open_checkpoint(d)
         with ck:
             got = {(m.layer, m.head, m.type): m for m in
                    theory_matrices(ck, layout=lay, types=lay.matrix_types + ("readout",))}
@@ -137,7 +137,7 @@ def test_matches_the_models_own_matrices(tmp_path):
 
 def test_shipped_demo_layout_and_theory_config():
     cfg = json.loads((DEMO / "config.json").read_text())
-    ck, lay = open_model(DEMO)
+    ck, lay = open_checkpoint(DEMO)
     ck.close()
     assert (lay.num_layers, lay.hidden_size, lay.num_heads, lay.head_dim) == (
         cfg["n_layers"], cfg["d_model"], cfg["n_heads"], cfg["d_head"])
@@ -163,7 +163,7 @@ def test_demo_spectrum_cli_is_sound(tmp_path, capsys):
     per_layer = (["QK"] * cfg["n_heads"] + ["VO"] * cfg["n_heads"]
                  + (["M"] if cfg["ffn_kind"] == "single" else ["M_in", "M_out"]))
     assert [r["type"] for r in rep["matrices"] if r["type"] != "readout"] == per_layer * cfg["n_layers"]
-    ck, lay = open_model(DEMO)
+    ck, lay = open_checkpoint(DEMO)
     with ck:
         mats = {(m.layer, m.head, m.type): m for m in
                 theory_matrices(ck, layout=lay, types=lay.matrix_types + ("readout",))}
@@ -221,7 +221,7 @@ def test_readout_refused_for_bert(tmp_path):
 def test_bad_config(tmp_path, change, message):
     write_pi_checkpoint(tmp_path, N=6, L=1, H=2, dh=2, **change)
     with pytest.raises(ValueError, match=message) as e:
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
     assert "config.json" in str(e.value)
 
 
@@ -231,12 +231,12 @@ def test_variant_b_needs_d_ff(tmp_path):
     del cfg["d_ff"]
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match="lacks the required key 'd_ff'"):
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
 
 
 def test_ramp_loss_lipschitz_is_exact(tmp_path):
     write_pi_checkpoint(tmp_path, N=6, L=1, H=2, dh=2, loss={"kind": "ramp", "margin": 0.3})
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     ck.close()
     # 1/0.3 is not a float: kept as the exact rational 1/m of the float margin m the loss uses
     assert lay.theory_config["loss_lip"] == 1 / Fraction(0.3) and lay.theory_config["loss_bound"] == 1
@@ -258,7 +258,7 @@ def test_bad_tensors(tmp_path, tensor, shape, message):
         stored[tensor] = np.zeros(shape)
     save_file(stored, str(tmp_path / "model.safetensors"))
     with pytest.raises(ValueError, match=message):
-        open_model(tmp_path)
+        open_checkpoint(tmp_path)
 
 
 def test_nan_weight_named(tmp_path):

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from certbound.checkpoints import iter_tensors, load_checkpoint, open_model, theory_matrices
+from certbound.checkpoints import iter_tensors, load_checkpoint, open_checkpoint, theory_matrices
 from tests.checkpoints.synth_checkpoints import expected_matrices, make_checkpoint, write_safetensors
 
 N, H, F = 16, 4, 32
@@ -57,7 +57,7 @@ def test_iter_tensors_yields_every_float_tensor(tmp_path):
 def test_torch_bin_matches_the_papers_matrices(tmp_path, dtype):
     pytest.importorskip("torch", reason="the optional 'torch' extra is not installed")
     stored = make_checkpoint(str(tmp_path), "distilbert", L=2, N=N, H=H, F=F, fmt="torch", dtype=dtype)
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     assert ck.format == "torch"
     name = "distilbert.transformer.layer.1.ffn.lin2.weight"
     assert ck.dtype(name) == dtype
@@ -139,7 +139,7 @@ def _onnx_bert(path, L=2, seed=0, with_reshape=True):
 def test_onnx_names_recovered_transposed_and_heads_inferred(tmp_path):
     p = tmp_path / "enc.onnx"
     truth = _onnx_bert(p)
-    ck, lay = open_model(p)
+    ck, lay = open_checkpoint(p)
     assert ck.format == "onnx"
     assert ck.config["num_attention_heads"] == H and ck.config["num_hidden_layers"] == 2
     assert "_inferred" in ck.config
@@ -162,7 +162,7 @@ def test_onnx_without_head_information_needs_config(tmp_path):
     cfg = tmp_path / "cfg.json"
     cfg.write_text(json.dumps({"model_type": "bert", "hidden_size": N, "num_attention_heads": 2,
                                "num_hidden_layers": 2, "intermediate_size": F}))
-    ck, lay = open_model(p, config=str(cfg))
+    ck, lay = open_checkpoint(p, config=str(cfg))
     assert lay.num_heads == 2
 
 
@@ -184,7 +184,7 @@ def test_unsupported_dtype_weight_names_tensor(tmp_path):
     stored = make_checkpoint(str(tmp_path), "bert", L=1, N=N, H=H, F=F)
     name = "bert.encoder.layer.0.attention.self.key.weight"
     write_safetensors(str(tmp_path / "model.safetensors"), stored, "F32", dtypes={name: "I32"})
-    ck, lay = open_model(tmp_path)
+    ck, lay = open_checkpoint(tmp_path)
     with pytest.raises(ValueError, match=r"'bert\.encoder\.layer\.0\.attention\.self\.key\.weight' has unsupported "
                                          r"dtype I32"):
         list(theory_matrices(ck, layout=lay))

@@ -52,7 +52,7 @@ from transformers import AttentionInterface  # noqa: E402
 from transformers.activations import ACT2FN  # noqa: E402
 from transformers.masking_utils import AttentionMaskInterface, eager_mask  # noqa: E402
 
-from certbound.checkpoints import open_model, theory_matrices  # noqa: E402
+from certbound.checkpoints import open_checkpoint, theory_matrices  # noqa: E402
 
 RTOL = 1e-12
 ROTARY_RTOL = 1e-5  # transformers' float32 cos/sin tables
@@ -466,7 +466,7 @@ def built(request, tmp_path_factory):
     ids = (3 + torch.randperm(V - 3, generator=g)[: B * T]).reshape(B, T)  # distinct tokens: full-rank rows
     plain = _run(model, case, attns, ids, plain=True)
     rotated = _run(model, case, attns, ids, plain=False) if case.rotary and case.interface else None
-    ck, layout = open_model(d)
+    ck, layout = open_checkpoint(d)
     scaled = layout.attention_logit_scale
     mats = {(m.layer, m.head, m.type, m.expert): m for m in theory_matrices(ck, layout=layout, scale_logits=scaled)}
     unscaled = {(m.layer, m.head, m.type): m for m in theory_matrices(

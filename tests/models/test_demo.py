@@ -100,7 +100,7 @@ def test_error_bound_components_against_direct_float_computation(tmp_path):
     X, y = task.sample(300, 1)
     ramp = np.clip(1.0 - y * net.forward(X) / 0.25, 0.0, 1.0).mean()
     assert float(e.empirical_ramp_upper) >= ramp - 1e-12 and float(e.empirical_ramp_upper) <= ramp + 1e-9
-    assert e.ramp_bound.loss_lip == 4 and e.ramp_bound.n_samples == 300
+    assert e.ramp_bound.loss_lipschitz == 4 and e.ramp_bound.n_samples == 300
     assert upper_fraction(e.bound) >= e.empirical_ramp_upper + upper_fraction(e.ramp_bound.bound) - Fraction(1, 10**12)
     assert upper_fraction(e.bound) >= Fraction(res.measured.test_error)
     # at an n other than the training n there is no R_hat_gamma, hence no error bound

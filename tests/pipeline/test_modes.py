@@ -122,7 +122,7 @@ def test_demo_auto_encloses_the_true_singular_values_and_prints_fast_s_numbers()
     bl, ll = ramp_loss_constants(_demo.ramp_margin_of(meta))
     spec = _demo.transformer_spec_of(net)
     ramps = [theorem2_posthoc_bound(spec, s, n, delta, readout_norm=net.config.readout_norm, readout_spectrum=r,
-                                    loss_bound=bl, loss_lip=ll).bound for s, r in ((fast, ro_fast), (auto, ro_auto))]
+                                    loss_bound=bl, loss_lipschitz=ll).bound for s, r in ((fast, ro_fast), (auto, ro_auto))]
     assert decimal_upper(ramps[0], 5) == decimal_upper(ramps[1], 5)
     # the counterfactual n*: the same certified crossing
     nv = [_demo.nonvacuous_sample_size(lambda k, s=s, r=r: _demo.pi_model_bound(net, s, r, k, delta),

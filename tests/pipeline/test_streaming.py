@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from certbound.checkpoints import open_model, theory_matrices
+from certbound.checkpoints import open_checkpoint, theory_matrices
 from certbound.pipeline._streaming import (
     FAULT_ENV,
     MatrixTask,
@@ -40,7 +40,7 @@ class _Counting:
 def test_tasks_concatenate_to_the_serial_order(tmp_path, arch, raw):
     d = tmp_path / arch
     make_checkpoint(str(d), arch, L=3, N=8, H=2, F=12)
-    ck, layout = open_model(str(d))
+    ck, layout = open_checkpoint(str(d))
     types = layout.matrix_types + (("W_Q", "W_K", "W_V", "W_O") if raw else ())
     with ck:
         serial = {(matrix_key(m), matrix_sha256(m)) for m in theory_matrices(ck, layout=layout, raw=raw,
@@ -59,7 +59,7 @@ def test_tasks_concatenate_to_the_serial_order(tmp_path, arch, raw):
 
 def test_plan_rejects_out_of_range_layers(tmp_path):
     make_checkpoint(str(tmp_path / "m"), "bert", L=2, N=8, H=2, F=12)
-    ck, layout = open_model(str(tmp_path / "m"))
+    ck, layout = open_checkpoint(str(tmp_path / "m"))
     ck.close()
     with pytest.raises(ValueError, match="layer 5 out of range"):
         plan_tasks(layout, layout.matrix_types, layers=[5])
@@ -88,7 +88,7 @@ def _store_lines(p):
 def test_resume_reuses_only_records_of_the_same_values(tmp_path):
     d = tmp_path / "m"
     stored = make_checkpoint(str(d), "bert", L=2, N=8, H=2, F=12)
-    ck, layout = open_model(str(d))
+    ck, layout = open_checkpoint(str(d))
     ck.close()
     tasks = plan_tasks(layout, layout.matrix_types)
     p = tmp_path / "r.jsonl"
@@ -174,7 +174,7 @@ def test_tasks_of_a_model_with_a_readout_keep_it_last(reverse_layers):
     from certbound.pipeline._spectrum import _report_types
 
     d = os.path.join(os.path.dirname(__import__("certbound").__file__), "models", "data", "demo")
-    ck, layout = open_model(d)
+    ck, layout = open_checkpoint(d)
     layers = list(range(layout.num_layers))[::-1] if reverse_layers else None
     with ck:
         types = _report_types(layout)
