@@ -437,7 +437,9 @@ def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str]
                 yield TheoryMatrix(layer, None, "W_K", wk.shape, dense=wk, sources=sk, **common)
             del wq, wk
         if want & {vo_t} or (raw_ok and want & {"W_V", "W_O"}):
-            wv, sv = proj("W_V")
+            # only what is asked for: raw W_O alone must not read W_V (a fused model has no W_V
+            # tensor, and its QKV tensor was not split above)
+            wv, sv = proj("W_V") if vo_t in want or (raw_ok and "W_V" in want) else (None, ())
             wo, so = proj("W_O")
             if vo_t in want:
                 for h in range(H):
