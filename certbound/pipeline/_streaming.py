@@ -35,7 +35,6 @@ import json
 import json.encoder
 import math
 import os
-import signal
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from certbound.report.writers import json_text, set_usual_permissions, stage_tempfile
@@ -60,18 +59,12 @@ __all__ = [
     "write_report_json",
     "stage_report_json",
     "StagedFile",
-    "FAULT_ENV",
     "HEAD_BATCH_BYTES",
     "factor_bytes",
     "release_freed_memory",
 ]
 
 MatrixKey = tuple[Any, ...]  # (layer, head, type[, stack, expert])
-
-#: Testing hook: with this environment variable set to k, a store kills its own
-#: process with SIGKILL right after the k-th record it appended is on disk (a
-#: deterministic stand-in for a crash or ``kill -9`` mid-run).
-FAULT_ENV = "CERTBOUND_TEST_SIGKILL_AFTER_RECORDS"
 
 _STORE_FORMAT = "certbound-spectrum-records"
 
@@ -460,7 +453,6 @@ class RecordStore(MemoryRecordStore):
         self.path = os.fspath(path)
         self.settings = json.loads(json.dumps(settings))  # normalised as stored (tuples → lists)
         self._index: dict[MatrixKey, tuple[str, int]] = {}
-        self._fault_after = int(os.environ.get(FAULT_ENV, "0") or 0)
         if resume and os.path.exists(self.path):
             self._f = open(self.path, "r+b")
             self._load()
@@ -531,8 +523,6 @@ class RecordStore(MemoryRecordStore):
         self._sync()
         self._index[key] = (sha256, pos)
         self.added += 1
-        if self._fault_after and self.added >= self._fault_after:
-            os.kill(os.getpid(), signal.SIGKILL)
 
     def get(self, key: MatrixKey, sha256: str) -> dict[str, Any]:
         try:

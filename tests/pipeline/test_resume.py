@@ -9,7 +9,6 @@ import sys
 import numpy as np
 
 from certbound.cli import main
-from certbound.pipeline._streaming import FAULT_ENV
 from tests.checkpoints.synth_checkpoints import make_checkpoint, write_safetensors
 
 L, N, H, F = 2, 16, 4, 32
@@ -17,11 +16,27 @@ TOTAL = L * (2 * H + 2)
 KILL_AFTER = 7  # among layer 0's VO heads: a task (all VO heads of a layer) is cut in the middle
 
 
+#: The child: the CLI's main with RecordStore.add wrapped so that the process SIGKILLs itself right after
+#: its k-th record is on disk (add returns after fsync) -- a deterministic stand-in for `kill -9` mid-run.
+#: The hook lives here, in the test; the library has none.
+_KILL_AFTER_K_RECORDS = """
+import os, signal, sys
+from certbound.pipeline import _streaming
+k, add = int(sys.argv[1]), _streaming.RecordStore.add
+def add_then_die(self, *args, **kwargs):
+    add(self, *args, **kwargs)
+    if self.added >= k:
+        os.kill(os.getpid(), signal.SIGKILL)
+_streaming.RecordStore.add = add_then_die
+from certbound.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
 def _killed_run(d, out, k=KILL_AFTER):
     """``certbound spectrum`` in a child process that SIGKILLs itself after its k-th record is on disk."""
-    env = dict(os.environ, **{FAULT_ENV: str(k)})
-    r = subprocess.run([sys.executable, "-m", "certbound", "spectrum", str(d), "--json", str(out), "--quiet"],
-                       env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run([sys.executable, "-c", _KILL_AFTER_K_RECORDS, str(k), "spectrum", str(d), "--json", str(out),
+                        "--quiet"], capture_output=True, text=True, timeout=600)
     assert r.returncode == -signal.SIGKILL, r.stderr
     return out.parent / (out.name + ".records.jsonl")
 
