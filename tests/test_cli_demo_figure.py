@@ -44,3 +44,35 @@ def test_demo_figure_from_existing_models(tmp_path, capsys):
     assert main(["demo-figure", "--models", str(tmp_path / "models"), "--n", "200,400", "--out", str(out)]) == 2
     assert "n = [400]" in capsys.readouterr().err
     assert main(["demo-figure", "--n", "ten", "--out", str(out)]) == 2
+
+
+def test_demo_figure_json_records_no_machine_local_path(tmp_path, capsys, monkeypatch):
+    models = tmp_path / "models"
+    _model(models / "n200", 200, seed=0)
+    cfg = models / "n200" / "config.json"
+    meta = json.loads(cfg.read_text())
+    meta["training"] = {"command": f"certbound train-demo --out {models / 'n200'} --seed 0 --n-train 200"}
+    cfg.write_text(json.dumps(meta))
+    monkeypatch.chdir(tmp_path)
+    # given relative: recorded as given; given absolute: only its last component
+    for given, name in (("models", "models/n200"), (str(models), "models/n200")):
+        out = tmp_path / "fig"
+        assert main(["demo-figure", "--models", given, "--n", "200", "--out", str(out), "--mode", "fast"]) == 0
+        capsys.readouterr()
+        text = (out / "demo_vs_n.json").read_text()
+        assert str(tmp_path) not in text
+        d = json.loads(text)
+        assert d["points"][0]["model_path"] == name
+        assert d["points"][0]["command"] == f"certbound train-demo --out {name} --seed 0 --n-train 200"
+        assert d["command"] == "certbound demo-figure --models models --n 200 --mode fast"
+        assert d["spectrum_mode"] == "fast"
+
+
+def test_the_committed_figure_json_is_portable():
+    from pathlib import Path
+
+    d = json.loads((Path(__file__).parent.parent / "docs" / "figures" / "demo_vs_n.json").read_text())
+    assert d["command"].startswith("certbound demo-figure --models certbound-demo-models ")
+    for p in d["points"]:
+        assert p["model_path"] == f"certbound-demo-models/n{p['n_train']}"
+        assert f"--out {p['model_path']} " in p["command"] and "/tmp" not in p["command"]

@@ -8,18 +8,27 @@ error stays above 0.2 — a failed optimisation — it retrains from the next
 initial seed (``--init-seed 1, 2``), a choice made on the training data only,
 which the post hoc bound allows). Each model is then evaluated exactly as
 ``certbound demo`` does at its own n, and the figure (PNG and PDF, Type-42
-fonts) and a JSON file of the plotted numbers are written.
+fonts) and a JSON file of the plotted numbers are written. The JSON records
+no machine-local path: each model as ``MODELS/n<n>`` with MODELS as given
+(its last component only, if given as an absolute path), the command that
+trained it with ``--out`` rewritten to that name, and the command that made
+the figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
+import shlex
 import sys
 from pathlib import Path
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "epochs_for", "DEFAULT_NS", "MIN_STEPS", "MAX_TRAIN_ERROR", "RESTARTS"]
+from certbound._commands._options import add_spectrum_mode_option
+
+__all__ = ["NAME", "HELP", "add_arguments", "run", "epochs_for", "portable_model_name", "DEFAULT_NS", "MIN_STEPS",
+           "MAX_TRAIN_ERROR", "RESTARTS"]
 
 NAME = "demo-figure"
 HELP = "figure: certified bounds and measured test error of demo models trained at several n (log scale)"
@@ -39,6 +48,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fresh test samples per model (default: each checkpoint's own)")
     parser.add_argument("--out", default="docs/figures", metavar="DIR",
                         help="output directory of demo_vs_n.png/.pdf/.json (default: %(default)s)")
+    add_spectrum_mode_option(parser)
+
+
+def portable_model_name(models: str, n: int) -> str:
+    """How the JSON names the model of n: ``MODELS/n<n>`` with MODELS as given, never a machine-local prefix.
+
+    >>> portable_model_name("certbound-demo-models", 1000), portable_model_name("/tmp/x/fig", 10)
+    ('certbound-demo-models/n1000', 'fig/n10')
+    """
+    return f"{_portable_dir(models)}/n{n}"
+
+
+def _portable_dir(models: str) -> str:
+    base = Path(models)
+    return (Path(base.name) if base.is_absolute() else base).as_posix()
+
+
+def _portable_command(command: str | None, model_name: str) -> str | None:
+    """The recorded training command with its ``--out`` value replaced by the portable model name.
+
+    >>> _portable_command("certbound train-demo --out /tmp/a/n10 --seed 0", "m/n10")
+    'certbound train-demo --out m/n10 --seed 0'
+    """
+    if command is None:
+        return None
+    words = shlex.split(command)
+    for i, w in enumerate(words[:-1]):
+        if w == "--out":
+            words[i + 1] = model_name
+    return shlex.join(words)
 
 
 def epochs_for(n: int, batch_size: int = 512) -> int:
@@ -108,20 +147,25 @@ def run(args: argparse.Namespace) -> int:
         _train(dirs[n], n, log)
     points = []
     for n in ns:
-        p = demo_point(dirs[n], n_test=args.n_test)
+        p = demo_point(dirs[n], n_test=args.n_test, mode=args.mode)
+        name = portable_model_name(args.models, n)
+        p = dataclasses.replace(p, model_path=name, command=_portable_command(p.command, name))
         eb = "-" if p.error_bound is None else f"{p.error_bound:.4f}"
         log(f"n = {n:>8}: loss-gap bound {p.gap_bound:.4f} (B_L = {p.loss_range:g}), error bound {eb}, "
             f"test error {p.test_error:.4f}, input-counting {p.input_counting:.4g}")
         points.append(p)
     grid = sorted({int(10 ** (k / 4)) for k in range(12, 29)})
-    cf = counterfactual_curve(dirs[ns[-1]], grid)
+    cf = counterfactual_curve(dirs[ns[-1]], grid, mode=args.mode)
     caption = (f"Sparse-majority demo models (certbound-pi, one head, 40 binary tokens, 5% label noise), each trained "
                f"on its own n and evaluated by `certbound demo` at that n with delta = 0.01. Left: certified bound on "
                f"the 0-1 test error vs measured test error ({points[0].n_test} fresh samples). Right: certified bound "
                f"on the loss gap divided by the loss range; dashed: the n = {ns[-1]} model's weights evaluated as if "
                f"they had come from n samples. Shaded: vacuous. Made by: certbound demo-figure --train.")
     paths = plot_demo_vs_n(points, out, counterfactual=cf, caption=caption)
-    write_json(out / "demo_vs_n.json", {"points": [p.to_json() for p in points],
+    command = ["certbound", "demo-figure", "--models", _portable_dir(args.models), "--n", ",".join(map(str, ns)),
+               "--mode", args.mode] + ([] if args.n_test is None else ["--n-test", str(args.n_test)])
+    write_json(out / "demo_vs_n.json", {"command": shlex.join(command), "spectrum_mode": args.mode,
+                                        "points": [p.to_json() for p in points],
                                         "counterfactual": [{"n": n, "gap_bound": b} for n, b in cf],
                                         "caption": caption})
     print(f"wrote {paths['png']}, {paths['pdf']} and {out / 'demo_vs_n.json'}")

@@ -40,7 +40,7 @@ def test_one_definition_the_kernels():
 
 #: (command, option dest) of every command that certifies a spectrum.
 COMMAND_OPTIONS = [("spectrum", "mode"), ("bound", "spectrum_mode"), ("proxies", "mode"), ("sweep", "mode"),
-                   ("demo", "mode"), ("covering", "spectrum_mode")]
+                   ("demo", "mode"), ("demo-figure", "mode"), ("covering", "spectrum_mode")]
 
 
 @pytest.mark.parametrize("command, dest", COMMAND_OPTIONS)
