@@ -25,7 +25,10 @@ def test_demo_default_is_non_vacuous_at_its_own_n_and_certified_above_measured(t
     out = capsys.readouterr().out
     for needle in ("certified loss-gap bound", "certified 0-1 error bound", "measured test error",
                    "input-counting bound", "if these weights had come from n samples", "time", "p at n*",
-                   "L0 H0 QK", "readout w"):
+                   "L0 H0 QK", "readout w",
+                   # three certificates at δ = 0.01 each: together only at 1 − 3δ (proofs/demo-task.md §3)
+                   "each certified line holds with probability >= 0.99", "all 3 together (union bound) with "
+                   "probability >= 0.97"):
         assert needle in out, needle
     d = json.loads(out_json.read_text())
     # top-level headline keys: certified quantities as balls (exact ends), the measured test error as a float
@@ -38,6 +41,8 @@ def test_demo_default_is_non_vacuous_at_its_own_n_and_certified_above_measured(t
     assert gap >= Fraction(d["measured"]["gap"])
     assert err >= Fraction(d["test_error"]) and d["test_error"] == d["measured"]["test_error"]
     assert d["measured"]["certified"] is False
+    assert d["certified_statements"] == ["loss_gap", "error", "input_counting"]
+    assert Fraction(d["joint_confidence_lower"]) == 1 - 3 * Fraction(d["delta_per_statement_exact"]) == Fraction(97, 100)
     # the error bound is R_hat_gamma (certified, exact rational) + the ramp-loss gap bound
     assert err >= Fraction(d["error"]["empirical_ramp_upper"]) + _exact(d["error"]["ramp_bound"]["bound"]["exact"]["lower"])
     assert Fraction(d["error"]["empirical_ramp_upper"]) >= Fraction(d["measured"]["train_error"])  # ramp ≥ 0-1

@@ -14,11 +14,21 @@ come from n samples. Needs no torch.
 from __future__ import annotations
 
 import argparse
+import decimal
+import math
 import sys
+from fractions import Fraction
 from typing import Any
 
+from flint import arb
+
 from certbound._commands._options import add_spectrum_mode_option
-from certbound.pipeline import parse_count, parse_number
+from certbound.ball import ball_to_json, decimal_upper
+from certbound.models import is_pi_checkpoint
+from certbound.pipeline import DEFAULT_DELTA, parse_count, parse_number, run_demo
+from certbound.pipeline._demo import ramp_margin_of
+from certbound.report.table import format_table
+from certbound.report.writers import write_json
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report", "result_json"]
 
@@ -36,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-test", type=_count("--n-test"), default=None,
                         help="fresh test samples for the measured risk (default: from the checkpoint, 20000)")
     add_spectrum_mode_option(parser)
+    parser.add_argument("--split-delta", action="store_true",
+                        help="evaluate each of the k certified lines at delta/k, so that all of them hold together "
+                             "with probability >= 1 - delta (default: each at delta, together >= 1 - k delta)")
     parser.add_argument("--no-search", action="store_true", help="skip the non-vacuity sample-size search")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write the full result as JSON")
 
@@ -63,9 +76,6 @@ def _count(what: str) -> Any:
 
 def _directed_decimal(q: Any, up: bool, digits: int = 6) -> str:
     """The exact rational ``q`` as a decimal of ``digits`` significant digits, rounded up or down."""
-    import decimal
-    from fractions import Fraction
-
     q = Fraction(q)
     ctx = decimal.Context(prec=digits, rounding=decimal.ROUND_CEILING if up else decimal.ROUND_FLOOR)
     d = ctx.divide(decimal.Decimal(q.numerator), decimal.Decimal(q.denominator))
@@ -74,8 +84,6 @@ def _directed_decimal(q: Any, up: bool, digits: int = 6) -> str:
 
 def _confidence_text(delta: Any) -> str:
     """``1 − δ`` rounded *down* (a lower bound on the certified probability), from the exact δ."""
-    from fractions import Fraction
-
     return _directed_decimal(1 - Fraction(delta), up=False)
 
 
@@ -85,14 +93,10 @@ def _delta_text(delta: Any) -> str:
 
 
 def _upper(x: Any, digits: int = 5) -> str:
-    from certbound.ball import decimal_upper
-
     return decimal_upper(x, digits)
 
 
 def _fmt_p(p) -> str:
-    from fractions import Fraction
-
     p = Fraction(p)
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
@@ -120,8 +124,6 @@ def _shares(bound) -> list[str]:
 
 
 def _matrix_rows(res) -> tuple[list[list[str]], list[str]]:
-    from certbound.ball import decimal_upper
-
     bound = res.bound
     nv = res.nonvacuity
     at_star = nv.result if nv is not None and nv.result is not None and nv.n_certified != res.n else None
@@ -155,8 +157,6 @@ def _matrix_rows(res) -> tuple[list[list[str]], list[str]]:
 
 def format_report(res) -> str:
     """The human-readable demo report (certified numbers rounded up; measured ones marked as estimates)."""
-    from certbound.report.table import format_table
-
     cfg, meta, b = res.net.config, res.meta, res.bound
     lines = []
     lines.append("certbound demo: certified generalization bound of a theory-faithful Π-Transformer")
@@ -184,9 +184,24 @@ def format_report(res) -> str:
     return "\n".join(lines)
 
 
-def _why_no_error_bound(res) -> str:
-    from certbound.pipeline._demo import ramp_margin_of
+def _confidence_sentence(res) -> str:
+    """What the certified lines' probabilities are, each and together (union bound, proofs/demo-task.md §3)."""
+    k = len(res.statements)
+    each = res.delta if res.certificate_delta is None else res.certificate_delta
+    over = "over the draw of the training set"
+    if k == 1:
+        return f"δ = {_delta_text(each)}; the certified line holds with probability >= {_confidence_text(each)} {over}"
+    if Fraction(each) != Fraction(res.delta):  # --split-delta
+        return (f"δ = {_delta_text(res.delta)} split over the {k} certified lines (each at δ/{k} <= "
+                f"{_delta_text(each)}); all {k} hold together with probability >= "
+                f"{_confidence_text(1 - res.joint_confidence)} {over}")
+    return (f"δ = {_delta_text(each)}; each certified line holds with probability >= {_confidence_text(each)} "
+            f"{over}, all {k} together (union bound) with probability >= "
+            f"{_confidence_text(1 - res.joint_confidence)} (--split-delta: each at δ/{k}, together >= "
+            f"{_confidence_text(each)})")
 
+
+def _why_no_error_bound(res) -> str:
     if ramp_margin_of(res.meta) is None:
         return "config.json fixes no ramp margin (error_bound.loss); retrain with `certbound train-demo --margin`"
     m = res.measured
@@ -199,10 +214,6 @@ def _why_no_error_bound(res) -> str:
 
 def _summary_lines(res) -> list[str]:
     """The side-by-side summary: certified loss gap, certified 0-1 error, measured test error, trivial bound, time."""
-    import math
-
-    from certbound.report.table import format_table
-
     cfg, b = res.net.config, res.bound
     loss = cfg.loss
     rows: list[list[str]] = []
@@ -241,8 +252,7 @@ def _summary_lines(res) -> list[str]:
                  f"wall clock; spectra {t['spectra']:.2f} s, bounds {t['bound'] + t.get('error_bound', 0.0):.2f} s, "
                  f"R_hat and test error {t['measure']:.2f} s, n* search {t['nonvacuity_search']:.2f} s"])
     lines = [f"At n = {res.n} samples ({'the training set' if m is not None and m.n_train == res.n else 'given'}), "
-             f"δ = {_delta_text(res.delta)}; each certified line holds with probability >= "
-             f"{_confidence_text(res.delta)}:", ""]
+             + _confidence_sentence(res) + ":", ""]
     lines.append(format_table(rows, ["quantity", "value", "how"]))
     nv = res.nonvacuity
     if nv is not None:
@@ -269,10 +279,6 @@ def _key_label(key: tuple) -> str:
 
 def result_json(res) -> dict:
     """JSON form: the Theorem 2 result (issue 4 shape), measurements, non-vacuity, timings."""
-    from certbound.ball import ball_to_json
-
-    from flint import arb
-
     m, e = res.measured, res.error
     d: dict[str, Any] = {
         # the headline numbers (certified ones as balls in the project's JSON form; test_error measured)
@@ -287,12 +293,16 @@ def result_json(res) -> dict:
         "config": res.net.config.to_json_dict(),
         "task": res.meta.get("task"),
         "n": res.n,
-        "delta": res.bound.delta,  # rounded up to a float (exact for float inputs)
-        "delta_exact": str(res.delta),
+        "delta": res.bound.delta,  # the δ of each certified statement, rounded up to a float
+        "delta_exact": str(res.delta),  # as given (split over the statements with --split-delta)
+        "delta_per_statement_exact": str(res.certificate_delta),
+        # each statement holds with probability >= 1 - delta_per_statement; all together >= this (union bound)
+        "certified_statements": list(res.statements),
+        "joint_confidence_lower": str(res.joint_confidence),
         "bound": res.bound.to_json(),
         # the requested certificate mode and, per matrix, the certificate that succeeded
         "spectrum_mode": res.mode,
-        "certificates": {**{_key_label(k): enc.mode for k, enc in res.spectra.items()},
+        "spectrum_certificates": {**{_key_label(k): enc.mode for k, enc in res.spectra.items()},
                          "readout": res.readout.mode},
     }
     if e is not None:
@@ -314,9 +324,6 @@ def result_json(res) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from certbound.models import is_pi_checkpoint
-    from certbound.pipeline import DEFAULT_DELTA, run_demo
-
     if args.model is not None and not is_pi_checkpoint(args.model):
         raise ValueError(f"{args.model}: not a certbound-pi checkpoint (config.json with model_type "
                          "'certbound-pi'); the demo needs a model of the theory's class — for other "
@@ -329,10 +336,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {delta}")
     res = run_demo(args.model, delta=delta, n=args.n, n_test=args.n_test, mode=args.mode,
-                   search_nonvacuous=not args.no_search)
+                   search_nonvacuous=not args.no_search, split_delta=args.split_delta)
     if args.json:
-        from certbound.report.writers import write_json
-
         write_json(args.json, result_json(res))
     print(format_report(res))
     sys.stdout.flush()

@@ -48,7 +48,7 @@ from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
 from certbound.models.demo import MeasuredGap, measure_gap
 from certbound.models.network import PiTransformer
 from certbound.models.task import SparseMajorityTask
-from certbound.pipeline._bound import _float_reading
+from certbound.pipeline._bound import _float_reading, parse_number
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "counterfactual_curve",
     "ramp_margin_of",
     "NonVacuity",
+    "certified_statements",
     "enclose_model_spectra",
     "transformer_spec_of",
     "pi_model_bound",
@@ -221,6 +222,15 @@ class DemoResult:
     error: Optional["ErrorBound"] = None
     input_counting: Optional[arb] = None  # √((|𝒳| ln 2 + ln 1/δ)/(2n)), proofs/demo-task.md §1
     mode: str = DEFAULT_SPECTRUM_MODE  # the requested certificate mode; each enclosure records the one used
+    #: the probabilistic statements certified (see :func:`certified_statements`), each at ``certificate_delta``
+    statements: tuple[str, ...] = ("loss_gap",)
+    certificate_delta: Any = None  # δ, or δ/len(statements) with split_delta (proofs/demo-task.md §3)
+
+    @property
+    def joint_confidence(self) -> Fraction:
+        """A lower bound on the probability that every certified statement holds at once (union bound, §3)."""
+        d = Fraction(self.delta if self.certificate_delta is None else self.certificate_delta)
+        return 1 - len(self.statements) * d
 
 
 @dataclass
@@ -264,6 +274,32 @@ def _error_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delta:
     return ErrorBound(gamma, ramp, u_hat, zero_one_error_bound(ramp, u_hat))
 
 
+def certified_statements(net: PiTransformer, meta: dict, n: int) -> tuple[str, ...]:
+    """Which probabilistic statements :func:`run_demo` certifies, decided before any sample is drawn.
+
+    ``"loss_gap"`` (Theorem 2) always; ``"error"`` (Corollary T3) when the
+    config fixes a ramp margin, the task is described, n is the training-set
+    size and the model has one block (certified outputs); ``"input_counting"``
+    when the task is described. Each holds with probability ≥ 1 − δ′ at the
+    δ′ it is evaluated at; all of them together with ≥ 1 − k·δ′ (union bound,
+    ``proofs/demo-task.md`` §3). The list depends on the config and n only,
+    never on the data, so splitting δ over it is sound.
+
+    >>> from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
+    >>> net, meta = load_pi_checkpoint(demo_checkpoint_path())
+    >>> certified_statements(net, meta, 10**6), certified_statements(net, meta, 10**5)
+    (('loss_gap', 'error', 'input_counting'), ('loss_gap', 'input_counting'))
+    """
+    task, data = _task_and_sizes(meta)
+    n_train = int(data.get("n_train", 0)) or None
+    out = ["loss_gap"]
+    if ramp_margin_of(meta) is not None and task is not None and n == n_train and net.config.n_layers == 1:
+        out.append("error")
+    if task is not None:
+        out.append("input_counting")
+    return tuple(out)
+
+
 def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
     task = SparseMajorityTask.from_json_dict(meta["task"]) if "task" in meta else None
     data = meta.get("data", {})
@@ -272,7 +308,7 @@ def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
 
 def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: Optional[int] = None,
              n_test: Optional[int] = None, mode: str = DEFAULT_SPECTRUM_MODE, search_nonvacuous: bool = True,
-             options: Any = None) -> DemoResult:
+             options: Any = None, split_delta: bool = False) -> DemoResult:
     """Run the whole demo on a certbound-pi checkpoint (default: the shipped one), as ``certbound demo``.
 
     Parameters
@@ -295,6 +331,12 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         Also search the counterfactual n* from which the loss-gap bound is non-vacuous.
     options : certbound.bounds.BoundOptions, optional
         Options of the Theorem 2 evaluation.
+    split_delta : bool
+        Evaluate each of the k certified statements (:func:`certified_statements`: the loss gap,
+        the 0-1 error, the input-counting bound) at δ/k, so that all of them hold *together* with
+        probability ≥ 1 − δ (``proofs/demo-task.md`` §3). By default each is evaluated at δ and
+        holds with probability ≥ 1 − δ; together they hold with ≥ 1 − k·δ
+        (:attr:`DemoResult.joint_confidence`).
 
     Returns
     -------
@@ -317,12 +359,17 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         raise ValueError(f"sample size n must be a positive integer, got {n!r}")
     if isinstance(delta, float):  # certify for the smaller of its binary and decimal readings (pipeline.md §1)
         delta = _float_reading(delta, upper=False)
+    elif isinstance(delta, str):  # a decimal such as "0.01", read exactly
+        delta = parse_number(delta, "delta")
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    statements = certified_statements(net, meta, n)
+    # the δ of each statement, fixed before any sample is drawn (proofs/demo-task.md §3)
+    delta_each = Fraction(delta) / len(statements) if split_delta else delta
     t1 = time.perf_counter()
     spectra, readout = enclose_model_spectra(net, mode=mode)
     t2 = time.perf_counter()
-    bound = pi_model_bound(net, spectra, readout, n, delta, options)
+    bound = pi_model_bound(net, spectra, readout, n, delta_each, options)
     t3 = time.perf_counter()
     measured = None
     if task is not None and n_train is not None:
@@ -332,20 +379,23 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
     error = None
     gamma = ramp_margin_of(meta)
     # R̂_γ must be over the same n examples as the bound: only at the training n, with certified margins
-    if gamma is not None and measured is not None and measured.outputs_certified and n == measured.n_train:
-        error = _error_bound(net, spectra, readout, n, delta, gamma, measured.train_margin_lower, options)
-    counting = task.input_counting_bound(n, delta) if task is not None else None
+    if ("error" in statements and gamma is not None and measured is not None and measured.outputs_certified
+            and n == measured.n_train):
+        error = _error_bound(net, spectra, readout, n, delta_each, gamma, measured.train_margin_lower, options)
+    # report what was certified: a planned statement left out only makes the split conservative
+    statements = tuple(s for s in statements if s != "error" or error is not None)
+    counting = task.input_counting_bound(n, delta_each) if task is not None else None
     t5 = time.perf_counter()
     nonvac = None
     if search_nonvacuous:
         nonvac = nonvacuous_sample_size(
-            lambda m: pi_model_bound(net, spectra, readout, m, delta, options), bound.loss_bound, n)
+            lambda m: pi_model_bound(net, spectra, readout, m, delta_each, options), bound.loss_bound, n)
     t6 = time.perf_counter()
     timing_seconds = {"load": t1 - t0, "spectra": t2 - t1, "bound": t3 - t2, "measure": t4 - t3,
                       "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0,
                       "cpu_total": time.process_time() - c0}
     return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timing_seconds,
-                      error, counting, mode)
+                      error, counting, mode, statements, delta_each)
 
 
 @dataclass

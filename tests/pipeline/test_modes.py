@@ -139,7 +139,7 @@ def test_demo_json_records_the_mode_and_each_certificate(tmp_path, capsys, monke
     capsys.readouterr()
     d = json.loads(out.read_text())
     assert d["spectrum_mode"] == "gram"
-    assert d["certificates"] == {"L0 H0 QK": "product", "L0 H0 VO": "product", "L0 M_in": "gram",
+    assert d["spectrum_certificates"] == {"L0 H0 QK": "product", "L0 H0 VO": "product", "L0 M_in": "gram",
                                  "L0 M_out": "gram", "readout": "gram"}
 
 
