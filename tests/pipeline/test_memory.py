@@ -11,7 +11,7 @@ import pytest
 import certbound.enclose.product as product_mod
 import certbound.pipeline._spectrum as spectrum_mod
 import certbound.pipeline._streaming as streaming_mod
-from certbound.checkpoints import TheoryMatrix, open_model
+from certbound.checkpoints import TheoryMatrix, open_checkpoint
 from certbound.pipeline._spectrum import MatrixCertifier
 from certbound.pipeline._streaming import (
     MemoryRecordStore,
@@ -66,7 +66,7 @@ def test_digest_of_a_transposed_view_makes_no_full_copy():
 def test_head_batches_are_bounded_and_give_the_same_records(tmp_path, monkeypatch):
     d = tmp_path / "bert"
     make_checkpoint(str(d), "bert", L=2, N=16, H=4, F=24)
-    ck, layout = open_model(str(d))
+    ck, layout = open_checkpoint(str(d))
     tasks = plan_tasks(layout, layout.matrix_types)
     cert = MatrixCertifier("auto", ("1", "2"), True)
     with ck:
