@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from certbound.audit import FUNCTIONS, audit_file, load_claims
 from certbound.report.writers import write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
@@ -35,8 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _list_functions() -> str:
-    from certbound.audit import FUNCTIONS
-
     lines = ["Operators: + - * / ^ (also − × · ÷ **), parentheses; constants pi, e; names from [constants].",
              "Aggregates: sum/prod/min/max(EXPR for VAR in layers|heads|range(a, b) [for ...]).", ""]
     for kind, title in (("scalar", "Scalar functions"), ("quantity", "Model quantities (keyword arguments)"),
@@ -50,8 +49,6 @@ def _list_functions() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from certbound.audit import audit_file, load_claims
-
     if args.functions:
         print(_list_functions())
         return 0

@@ -16,8 +16,11 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import covering_report, parse_count, parse_number
+from certbound.report.writers import atomic_write_text, json_text
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
 
@@ -44,10 +47,6 @@ def _num(text: str, what: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from certbound.report.writers import atomic_write_text, json_text
-
     eps = _num(args.eps, "--eps")
     if not eps > 0:
         raise ValueError("--eps must be > 0")

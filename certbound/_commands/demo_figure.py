@@ -25,7 +25,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from certbound._commands import train_demo
 from certbound._commands._options import add_spectrum_mode_option
+from certbound.models import is_pi_checkpoint
+from certbound.pipeline import parse_count
+from certbound.pipeline._demo import counterfactual_curve, demo_point
+from certbound.report.figures import plot_demo_vs_n
+from certbound.report.writers import write_json
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "epochs_for", "portable_model_name", "DEFAULT_NS", "MIN_STEPS",
            "MAX_TRAIN_ERROR", "RESTARTS"]
@@ -92,8 +98,6 @@ def epochs_for(n: int, batch_size: int = 512) -> int:
 
 def _train_demo(argv: list[str]) -> int:
     """``certbound train-demo ARGV`` (the sibling command, parsed by its own parser)."""
-    from certbound._commands import train_demo
-
     parser = argparse.ArgumentParser(prog="certbound train-demo")
     train_demo.add_arguments(parser)
     return train_demo.run(parser.parse_args(argv))
@@ -117,8 +121,6 @@ def _train(directory: Path, n: int, log) -> None:
 
 
 def _parse_ns(text: str) -> list[int]:
-    from certbound.pipeline import parse_count
-
     try:
         ns = sorted({int(parse_count(t.strip())) for t in text.split(",") if t.strip()})
     except (ValueError, TypeError) as exc:
@@ -129,11 +131,6 @@ def _parse_ns(text: str) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from certbound.models import is_pi_checkpoint
-    from certbound.pipeline._demo import counterfactual_curve, demo_point
-    from certbound.report.figures import plot_demo_vs_n
-    from certbound.report.writers import write_json
-
     ns = _parse_ns(args.n)
     models = Path(args.models)
     out = Path(args.out)

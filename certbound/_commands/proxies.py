@@ -22,6 +22,7 @@ from certbound.bounds.proxies import (
 from certbound._commands._options import add_spectrum_mode_option, parse_layers, prefix_depth
 from certbound.pipeline import ProxiesReport, open_model
 from certbound.report.latex import Raw, latex_escape, latex_fragment, latex_table, latex_upper
+from certbound.report.table import format_table
 from certbound.report.writers import csv_text, json_text, write_all
 
 NAME = "proxies"
@@ -125,8 +126,6 @@ def proxies_json(info: dict[str, Any], results: Sequence[ProxyResult], *, full_g
 
 def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult], digits: int,
                   per_matrix: bool, seconds: float) -> None:
-    from certbound.report.table import format_table
-
     kind = "trained" if info.get("used_layers") == info.get("num_layers") else (
         f"prefix: layers 1..{info.get('used_layers')} of {info.get('num_layers')}")
     print(f"model: {name} ({info.get('architecture')}, L={info.get('used_layers')}, N={info.get('hidden_size')}, "

@@ -13,13 +13,19 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 from typing import Any, Sequence
 
+from certbound._commands._options import add_spectrum_mode_option
+from certbound._commands.proxies import summary_latex
 from certbound.ball import ball_to_json, decimal_lower, decimal_upper, float_upper
 from certbound.bounds.proxies import VARIANTS, paper_proxies
-from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import MINIATURE_L, MINIATURE_N, run_sweep
+from certbound.report import figures as F
+from certbound.report.latex import latex_fragment
+from certbound.report.table import format_table
+from certbound.report.writers import csv_text, json_text, write_all
 
 NAME = "sweep"
 HELP = "proxies over several checkpoints + random-init Miniature grid: scaling tables and the paper's figures"
@@ -130,20 +136,10 @@ def claims_check(runs: Sequence[Any], variant: str = "paper") -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from certbound.report.latex import latex_fragment
-    from certbound.report.table import format_table
-    from certbound.report.writers import csv_text, json_text, write_all
-
-    from certbound._commands.proxies import summary_latex
-
     if not args.models and args.no_random_grid:
         raise ValueError("nothing to run: give MODEL paths/names or drop --no-random-grid")
     if not args.no_figures:
-        from certbound.report.figures import import_pyplot
-
-        import_pyplot()  # fail early (before the long run) if matplotlib is missing
+        F.import_pyplot()  # fail early (before the long run) if matplotlib is missing
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise NotADirectoryError(f"--out: {args.out!r} exists and is not a directory")
     parent = os.path.dirname(os.path.abspath(args.out))
@@ -177,8 +173,6 @@ def run(args: argparse.Namespace) -> int:
     figures: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     if not args.no_figures:
-        from certbound.report import figures as F
-
         trained = [r for r in runs if r.kind == "trained"]
         made = {
             "proxies_vs_N": (F.plot_proxies_vs_width(runs, args.out, variant=args.plot_variant, what_was_run=what),

@@ -28,6 +28,7 @@ file are collected and raised together as one :class:`ClaimsFileError`.
 from __future__ import annotations
 
 import decimal
+import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -35,9 +36,10 @@ from fractions import Fraction
 from typing import Any
 
 from certbound.audit._evaluate import FUNCTIONS, CONSTANTS, check_expression, uses_models
-from certbound.audit._exact import ExactDecimal, parse_decimal
+from certbound.audit._exact import ExactDecimal, parse_decimal, rounding_cell, rounding_cell_decimals
 from certbound.audit._expr import ExpressionError, Node, parse_expression
 from certbound.audit._models import ModelHandle
+from certbound.checkpoints import find_packaged_checkpoint
 
 __all__ = ["Claim", "ClaimsFile", "ClaimsFileError", "RELATIONS", "load_claims", "parse_claims"]
 
@@ -108,8 +110,6 @@ def _exact_option(raw: Any, what: str) -> Fraction:
 
 def _resolve_model_path(spec: str, base: str) -> str:
     if spec.startswith("packaged:"):
-        from certbound.checkpoints import find_packaged_checkpoint
-
         name = spec.split(":", 1)[1]
         try:
             return os.fspath(find_packaged_checkpoint(name))
@@ -203,8 +203,6 @@ def parse_claims(text: str, path: str = "<claims>", base_dir: str | None = None)
             continue
         bad_keys = set(raw) - _CLAIM_KEYS
         if bad_keys:
-            import difflib
-
             hints = [f"{b!r}" + (f" (did you mean {difflib.get_close_matches(b, _CLAIM_KEYS, n=1)[0]!r}?)"
                                  if difflib.get_close_matches(b, _CLAIM_KEYS, n=1) else "") for b in sorted(bad_keys)]
             problems.append(f"{where}: unknown key(s) {', '.join(hints)}")
@@ -269,7 +267,6 @@ def _parse_claim(raw: dict[str, Any], cid: str, k: int, models: dict[str, ModelH
             decimals = raw["decimals"]
             if isinstance(decimals, bool) or not isinstance(decimals, int):
                 raise ValueError("decimals must be an integer")
-            from certbound.audit._exact import rounding_cell_decimals
 
             rounding_cell_decimals(value.value, decimals)  # checks value has ≤ decimals places
         else:
@@ -279,7 +276,6 @@ def _parse_claim(raw: dict[str, Any], cid: str, k: int, models: dict[str, ModelH
             if value.value == 0:
                 raise ValueError("'= 0' has no significant digits: use decimals = k, relation ≈ with a tolerance, "
                                  "or <= / >=")
-            from certbound.audit._exact import rounding_cell
 
             rounding_cell(value.value, digits)  # checks the value has ≤ digits significant digits
     if relation == "≈":

@@ -37,11 +37,15 @@ from typing import Any, Callable, Iterator
 
 from flint import arb
 
+from certbound import enclose
 from certbound.audit import scalars
 from certbound.audit._errors import DomainError, Indeterminate
 from certbound.audit._exact import arb_from_fraction, parse_exact_number
-from certbound.ball import bounded_endpoints
 from certbound.audit._expr import Binary, Call, ExpressionError, Name, Node, Num, Str, Unary
+from certbound.ball import bounded_endpoints
+from certbound.bounds import proxies
+from certbound.checkpoints import theory_matrices
+from certbound.enclose import certified_rank, schatten_quantity
 
 
 __all__ = [
@@ -366,8 +370,6 @@ def _q_sigma(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> arb:
 
 def _q_kernel(fn_name: str) -> Callable[..., arb]:
     def impl(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> arb:
-        from certbound import enclose
-
         key, enc = _enc(ctx, model, kw)
         value = getattr(enclose, fn_name)(enc)
         return value if fn_name == "stable_rank" else _scaled(model, key, value)
@@ -376,8 +378,6 @@ def _q_kernel(fn_name: str) -> Callable[..., arb]:
 
 
 def _q_schatten(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> arb:
-    from certbound.enclose import schatten_quantity
-
     key, enc = _enc(ctx, model, kw)
     p = kw["p"]
     if not isinstance(p, Fraction):
@@ -395,8 +395,6 @@ def _q_rank(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> Value:
         # Escalation: the exact rank over Q of the stored dense matrix.
         dense = model.tensor(key[1]) if key[0] == "tensor" else model.matrix(*key).dense
         if dense is not None:
-            from certbound.enclose import certified_rank
-
             r = certified_rank(dense, exact=True)
             lo, hi = max(lo, r.lower), min(hi, r.upper)
     return Fraction(lo) if lo == hi else arb(lo).union(arb(hi))
@@ -404,8 +402,6 @@ def _q_rank(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> Value:
 
 def _q_norm(which: str) -> Callable[..., arb]:
     def impl(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> arb:
-        from certbound import enclose
-
         key = _matrix_key(kw)
         if key[0] == "tensor":
             return getattr(enclose, f"norm_{which}")(model.tensor(key[1]))
@@ -421,13 +417,9 @@ def _q_norm(which: str) -> Callable[..., arb]:
 
 def _q_proxy(field_name: str) -> Callable[..., arb]:
     def impl(ctx: EvalContext, model: Any, kw: dict[str, Value]) -> arb:
-        from certbound.bounds import proxies
-
         variant = _string(kw.get("variant", "paper"), "variant")
 
         def compute() -> Any:
-            from certbound.checkpoints import theory_matrices
-
             qs = [proxies.quantities_of_theory_matrix(m, mode=ctx.mode)
                   for m in theory_matrices(model._ck, layout=model.layout)]
             for s in {s for m in theory_matrices(model._ck, layout=model.layout, types=("M_in",)) for s in m.sources}:

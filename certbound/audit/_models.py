@@ -10,10 +10,23 @@ about one model certifies each matrix once per certificate mode.
 
 from __future__ import annotations
 
+import difflib
 import os
 from typing import Any
 
 import numpy as np
+from flint import arb
+
+from certbound.checkpoints import (
+    CROSS_TYPES,
+    GATED_TYPES,
+    MATRIX_TYPES,
+    RAW_TYPES,
+    load_checkpoint,
+    open_checkpoint,
+    theory_matrices,
+)
+from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
 
 __all__ = ["ModelHandle", "MatrixKey", "STORAGE_UNIT_ROUNDOFF"]
 
@@ -58,7 +71,6 @@ class ModelHandle:
             return
         if not os.path.exists(self.path):
             raise FileNotFoundError(f"model {self.label!r}: no such file or directory: {self.path}")
-        from certbound.checkpoints import load_checkpoint, open_checkpoint
 
         try:
             self._ck, self._layout = open_checkpoint(self.path, mapping=self.mapping)
@@ -100,8 +112,6 @@ class ModelHandle:
         ``expert`` addresses one expert's gated FFN matrix (mixtures of experts).
         Raises ``ValueError`` naming what exists when the address is wrong.
         """
-        from certbound.checkpoints import CROSS_TYPES, GATED_TYPES, MATRIX_TYPES, RAW_TYPES, theory_matrices
-
         # + certbound-pi's variant-P FFN matrix "M" and learned "readout" (N x 1; layer = last layer),
         # gated FFNs and cross-attention; the loader raises a clear error when the model lacks the type
         known = MATRIX_TYPES + RAW_TYPES + ("M", "readout") + GATED_TYPES + CROSS_TYPES
@@ -140,8 +150,6 @@ class ModelHandle:
         key = ("tensor", name)
         if key not in self._matrices:
             if name not in self._ck:
-                import difflib
-
                 close = difflib.get_close_matches(name, self._ck.names(), n=3)
                 hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
                 raise ValueError(f"model {self.label!r}: no tensor {name!r}{hint}")
@@ -154,8 +162,6 @@ class ModelHandle:
 
     def enclosure(self, key: MatrixKey, mode: str) -> Any:
         """Certified singular values of the matrix ``key`` (cached per mode)."""
-        from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
-
         ck = (key, mode)
         if ck not in self._enclosures:
             if key[0] == "tensor":
@@ -171,8 +177,6 @@ class ModelHandle:
 
     def scale(self, key: MatrixKey) -> Any:
         """The pending exact scale (a ball) of the matrix; 1 for raw tensors."""
-        from flint import arb
-
         return arb(1) if key[0] == "tensor" else self.matrix(*key).scale()
 
     def cached(self, key: tuple, compute: Any) -> Any:

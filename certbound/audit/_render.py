@@ -10,9 +10,11 @@ significant digits that are certain.
 from __future__ import annotations
 
 import decimal
+import textwrap
 from fractions import Fraction
 from typing import Any
 
+from certbound._version import __version__
 from certbound.audit._claims import ClaimsFile
 from certbound.audit._exact import decimal_string
 from certbound.audit._verdict import CERTAIN_DIGITS_SHOWN, STATUSES, Verdict, asserted_interval
@@ -123,8 +125,6 @@ def exit_code(verdicts: list[Verdict]) -> int:
 
 def report_json(cf: ClaimsFile, verdicts: list[Verdict], settings: dict[str, Any]) -> dict[str, Any]:
     """The whole audit as a JSON-ready dict."""
-    from certbound._version import __version__
-
     return {
         "certbound_version": __version__,
         "claims_file": cf.path,
@@ -139,8 +139,6 @@ def report_json(cf: ClaimsFile, verdicts: list[Verdict], settings: dict[str, Any
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    import textwrap
-
     return textwrap.wrap(text, width) or [""]
 
 

@@ -36,7 +36,7 @@ from flint import arb
 
 from certbound.audit._claims import Claim, ClaimsFile
 from certbound.audit._errors import DomainError
-from certbound.audit._evaluate import EvalContext, evaluate, to_ball
+from certbound.audit._evaluate import EvalContext, evaluate, to_ball, uses_models
 from certbound.audit._exact import certain_digits, decimal_string, rounding_cell, rounding_cell_decimals
 from certbound.ball import DEFAULT_PREC, bounded_endpoints, working_precision
 
@@ -247,7 +247,6 @@ def audit_claims(cf: ClaimsFile, max_prec: int = 1024, max_mode: str = "tight") 
 def _audit_one(claim: Claim, cf: ClaimsFile, schedule: list[tuple[int, str]]) -> Verdict:
     t0 = time.perf_counter()
     verdict = Verdict(claim, "undecided", "not evaluated")
-    from certbound.audit._evaluate import uses_models
 
     uses_model = uses_models(claim.tree)
     previous: tuple[Any, Any, str] | None = None

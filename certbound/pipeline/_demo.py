@@ -42,7 +42,13 @@ from typing import Any, Callable, Optional
 from flint import arb
 
 from certbound.ball import float_upper
-from certbound.bounds import TransformerSpec, theorem2_posthoc_bound
+from certbound.bounds import (
+    TransformerSpec,
+    empirical_ramp_loss_upper,
+    ramp_loss_constants,
+    theorem2_posthoc_bound,
+    zero_one_error_bound,
+)
 from certbound.enclose import enclose_singular_values, enclose_singular_values_of_product
 from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
 from certbound.models.demo import MeasuredGap, measure_gap
@@ -262,8 +268,6 @@ def ramp_margin_of(meta: dict) -> Optional[Fraction]:
 def _error_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delta: Any, gamma: Fraction,
                  margins_lower, options: Any) -> ErrorBound:
     """Corollary T3 at the training n: Theorem 2 for the ramp loss plus the certified empirical ramp risk."""
-    from certbound.bounds import empirical_ramp_loss_upper, ramp_loss_constants, zero_one_error_bound
-
     bl, ll = ramp_loss_constants(gamma)
     cfg = net.config
     ramp = theorem2_posthoc_bound(transformer_spec_of(net), spectra, int(n), delta,
