@@ -88,6 +88,20 @@ Number = Union[str, int, float, Fraction]
 def parse_count(text: Any, what: str = "--n") -> int:
     """A positive integer from ``"1000000"``, ``"1e6"`` or ``"10**6"`` (exactly), or an int.
 
+    Parameters
+    ----------
+    text : str or int
+        The count as written (never read through a binary float).
+    what : str
+        The option's name in error messages.
+
+    Returns
+    -------
+    int
+        The count (≤ 10⁹⁹).
+
+    Examples
+    --------
     >>> parse_count("1e6"), parse_count("10**6"), parse_count(1000)
     (1000000, 1000000, 1000)
     >>> parse_count("1.5")
@@ -137,6 +151,20 @@ def parse_number(value: Any, what: str) -> Fraction | float:
     Strings are read as exact decimals or ratios, never through a binary float;
     a float argument is the binary64 number it is.
 
+    Parameters
+    ----------
+    value : str, int, float or Fraction
+        The number as given.
+    what : str
+        The option's name in error messages.
+
+    Returns
+    -------
+    float or Fraction
+        A float when the value is exactly a binary64 number, else the exact Fraction.
+
+    Examples
+    --------
     >>> parse_number("0.25", "--delta"), parse_number("0.01", "--delta"), parse_number(Fraction(1, 3), "x")
     (0.25, Fraction(1, 100), Fraction(1, 3))
     """
@@ -395,7 +423,27 @@ def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = Tr
 
 
 def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
-    """Spectra from a ``certbound spectrum --json`` report (σ upper ends exact from the ``exact`` fields)."""
+    """Spectra from a ``certbound spectrum --json`` report (σ upper ends exact from the ``exact`` fields).
+
+    Parameters
+    ----------
+    path : str
+        The report file.
+    scale_logits : bool
+        Whether the bound needs QK with the logit scale 1/√d_h (applied in Arb when the
+        report was written without ``--scale-logits``).
+
+    Returns
+    -------
+    tuple
+        ``(spectra, config)``: enclosures keyed ``(layer, head, type)`` (a learned readout's under
+        ``"readout"``) and the report's config dict.
+
+    Raises
+    ------
+    ValueError
+        For a file that is not such a report, a failed certificate in it, or a logit-scale mismatch.
+    """
     try:
         with open(path, encoding="utf-8") as fh:
             rep = json.load(fh)
@@ -510,7 +558,32 @@ def _activation(cfg: dict, act_lip: Any, layout: Any = None) -> tuple[str, Any]:
 
 
 def spec_from_layout(layout: Any, cfg: dict, settings: BoundSettings | None = None) -> TransformerSpec:
-    """The :class:`~certbound.bounds.TransformerSpec` (variant B) of a checkpoint layout and the bound settings."""
+    """The :class:`~certbound.bounds.TransformerSpec` of a checkpoint layout and the bound settings.
+
+    Parameters
+    ----------
+    layout : certbound.checkpoints.ModelLayout
+        The checkpoint's layout (a certbound-pi model brings its a-priori constants in
+        ``layout.theory_config``; any other model gives the Π-surrogate of its architecture).
+    cfg : dict
+        The model config (activation, sequence length).
+    settings : BoundSettings, optional
+        The bound's options (default: the CLI's defaults).
+
+    Returns
+    -------
+    certbound.bounds.TransformerSpec
+        Sizes, variant, residual, T and the constants c_sm and L_φ the theorems use.
+
+    Examples
+    --------
+    >>> from certbound.checkpoints import open_checkpoint
+    >>> from certbound.models import demo_checkpoint_path
+    >>> ck, layout = open_checkpoint(demo_checkpoint_path())
+    >>> spec = spec_from_layout(layout, dict(ck.config)); ck.close()
+    >>> spec.n_layers, spec.ffn_kind, spec.seq_len
+    (1, 'two', 41)
+    """
     s = settings if settings is not None else BoundSettings()
     tc = getattr(layout, "theory_config", None)
     if tc:  # a certbound-pi model: the a-priori constants come from its config

@@ -148,11 +148,33 @@ def nonvacuous_sample_size(evaluate: Callable[[int], Any], loss_bound: arb, n_st
                            n_max: int = 10**18, rel_precision: float = 0.05) -> NonVacuity:
     """Smallest n (to ``rel_precision``) where ``evaluate(n)`` is proved < B_ℒ; geometric bracket + bisection.
 
-    ``evaluate(n)`` returns the certified bound at n (an ``arb``, or an object
-    with a ``.bound`` ball, e.g. a ``BoundResult``, kept in ``result``). The bound is nonincreasing
-    in n for fixed analysis parameters (spec §9 item 7) but the float-optimised
-    parameters change with n, so the reported ``n_certified`` is the point where
-    it was *verified*; the bracket only locates it.
+    The bound is nonincreasing in n for fixed analysis parameters (spec §9
+    item 7) but the float-optimised parameters change with n, so the reported
+    ``n_certified`` is the point where it was *verified*; the bracket only locates it.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(n)`` returns the certified bound at n: an ``arb``, or an object with a
+        ``.bound`` ball (e.g. a ``BoundResult``, kept in ``NonVacuity.result``).
+    loss_bound : arb
+        B_ℒ: the bound is non-vacuous where it is proved below it.
+    n_start : int
+        Where the search starts (it goes down by factors of 10 if the bound is already below
+        B_ℒ there, up otherwise).
+    n_max : int
+        The largest n tried.
+    rel_precision : float
+        The bisection stops when the bracket's ends are within this relative distance.
+
+    Returns
+    -------
+    NonVacuity
+        ``n_certified`` (None if no n ≤ ``n_max`` works), the certified bound there, the largest
+        tried n where it was not proved, and the number of evaluations.
+
+    Examples
+    --------
 
     >>> from flint import arb
     >>> r = nonvacuous_sample_size(lambda n: arb(1000) / arb(n).sqrt(), arb(1), 10)

@@ -63,9 +63,23 @@ def _repo_folder(repo_id: str) -> str:
 def resolve_hub_id(repo_id: str, *, revision: str | None = None) -> str:
     """The local snapshot folder of a cached model id (never a download).
 
-    Raises ``FileNotFoundError`` naming the folders searched when the id is
-    not in the cache, or with the install command when ``huggingface_hub`` is
-    missing.
+    Parameters
+    ----------
+    repo_id : str
+        A Hugging Face model id, ``"org/name"``.
+    revision : str, optional
+        A cached revision (branch, tag or commit); default the cached main one.
+
+    Returns
+    -------
+    str
+        The snapshot folder in the local cache (:func:`hub_cache_dir`).
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the folders searched when the id is not in the cache, or with the
+        install command when ``huggingface_hub`` (the ``hub`` extra) is missing.
     """
     try:
         from huggingface_hub import snapshot_download

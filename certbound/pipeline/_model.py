@@ -171,6 +171,12 @@ class Model:
         dask : str, optional
             A Dask scheduler address or ``"local"`` (``certbound spectrum --dask``; the ``dask`` extra).
 
+        Returns
+        -------
+        SpectrumReport
+            One :class:`MatrixSpectrum` per theory matrix (certified σ balls, norms, S_p, rank
+            bounds and the certificate used, ``mode``), with ``to_json``/``to_frame``/``to_csv``.
+
         Examples
         --------
         >>> import certbound
@@ -311,6 +317,19 @@ def open_model(source: Any, *, config: Any = None, mapping: Any = None, revision
     mapping : dict or path, optional
         A tensor-name mapping for an unsupported architecture
         (:data:`certbound.checkpoints.MAPPING_HELP`).
+    revision : str, optional
+        For a Hugging Face model id: the cached revision to use.
+
+    Returns
+    -------
+    Model
+        The opened model: its layout is resolved and every shape checked; tensors are
+        read again by each method (an in-memory module's *current* weights).
+
+    Raises
+    ------
+    FileNotFoundError, ValueError, TypeError
+        A missing source, a bad config or mapping, or an unsupported kind of source.
 
     Examples
     --------

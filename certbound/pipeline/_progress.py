@@ -136,7 +136,31 @@ class _Reporter:
 def progress_reporter(progress: ProgressSpec, total: int) -> _Reporter:
     """A step counter for ``total`` steps that reports to ``progress`` (see the module docstring).
 
-    Raises ``TypeError`` for anything else than the accepted forms.
+    Parameters
+    ----------
+    progress : None, bool, "auto" or callable
+        ``None``/``False``: silent; ``True``/``"auto"``: a bar on a terminal's stderr;
+        a callable ``progress(done, total, label)``: called after every step.
+    total : int
+        The number of steps.
+
+    Returns
+    -------
+    reporter
+        An object with ``step(label)`` and ``close()``.
+
+    Raises
+    ------
+    TypeError
+        For anything else than the accepted forms.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> r = progress_reporter(lambda done, total, label: seen.append((done, total, label)), 2)
+    >>> r.step("a"); r.step("b"); r.close()
+    >>> seen
+    [(1, 2, 'a'), (2, 2, 'b')]
     """
     if progress is None or progress is False:
         return _Reporter(None, total)
