@@ -5,8 +5,8 @@ The modes are the kernel's (:data:`certbound.enclose.MODES`, documented in
 gives valid enclosures. The pipeline and the CLI default to ``"auto"``: per
 matrix the cheapest certificate whose σᵢ widths meet the kernel's target
 (``proofs/enclosure.md`` §12), the one that succeeded recorded as the
-enclosure's ``mode``. The kernel functions themselves keep ``"fast"`` as
-their default.
+enclosure's ``mode``. The kernel functions themselves (and the per-matrix
+helpers of :mod:`certbound.bounds.proxies`) keep ``"fast"`` as their default.
 
 >>> SPECTRUM_MODES
 ('fast', 'tight', 'arb', 'gram', 'auto')
