@@ -191,8 +191,9 @@ def _confidence_sentence(res) -> str:
     over = "over the draw of the training set"
     if k == 1:
         return f"δ = {_delta_text(each)}; the certified line holds with probability >= {_confidence_text(each)} {over}"
-    if Fraction(each) != Fraction(res.delta):  # --split-delta
-        return (f"δ = {_delta_text(res.delta)} split over the {k} certified lines (each at δ/{k} <= "
+    if Fraction(each) != Fraction(res.delta):  # --split-delta (δ/k for the k statements planned)
+        return (f"δ = {_delta_text(res.delta)} split over the {k} certified lines (each at "
+                f"δ/{_fmt_p(Fraction(res.delta) / Fraction(each))} <= "
                 f"{_delta_text(each)}); all {k} hold together with probability >= "
                 f"{_confidence_text(1 - res.joint_confidence)} {over}")
     return (f"δ = {_delta_text(each)}; each certified line holds with probability >= {_confidence_text(each)} "

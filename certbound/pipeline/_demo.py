@@ -175,7 +175,6 @@ def nonvacuous_sample_size(evaluate: Callable[[int], Any], loss_bound: arb, n_st
 
     Examples
     --------
-
     >>> from flint import arb
     >>> r = nonvacuous_sample_size(lambda n: arb(1000) / arb(n).sqrt(), arb(1), 10)
     >>> 10**6 <= r.n_certified <= 1.05 * 10**6 + 1
