@@ -97,11 +97,11 @@ def _float_pipeline(path: str, layers: list[int], mapping: str | None) -> None:
 
 def _certify_child(path: str, layers: list[int], types: list[str], mode: str, mapping: str | None) -> None:
     """Child process: certify only ``types`` of ``layers`` with the serial engine; prints JSON per matrix."""
-    from certbound.checkpoints import open_model
+    from certbound.checkpoints import open_checkpoint
     from certbound.pipeline._spectrum import MatrixCertifier, spectrum_store_settings
     from certbound.pipeline._streaming import MatrixTask, ModelSource, RecordStore, iter_task
 
-    ck, layout = open_model(path, mapping=mapping)
+    ck, layout = open_checkpoint(path, mapping=mapping)
     if types == ["dense"]:
         types = [t for t in layout.matrix_types if t.startswith("M")]
     ps = ("0.5", "1", "2")
