@@ -43,6 +43,7 @@ __all__ = [
     "RESIDUAL_BLOCK_MIN_COLUMNS",
     "RESIDUAL_BLOCK_MAX_COLUMNS",
     "residual_block_columns",
+    "scale_by_power_of_two",
 ]
 
 #: Unit roundoff of binary64 with round to nearest.
@@ -248,15 +249,16 @@ def gram_deviation_bound(X: np.ndarray) -> arb:
     if r == 0:
         return arb(0)
     k = chunked_gamma_length(m)
-    G = None
+    G = Gc = None
     w = np.zeros(r)  # running sum of |X_c|ᵀ v_c: fl(|X|ᵀ v), an m-term sum by some tree
     with np.errstate(over="ignore", invalid="ignore"):
         for a, b in _row_chunks(m):
             Xc = X[a:b]
-            Gc = Xc.T @ Xc  # numpy calls BLAS syrk for this pattern (≤ CHUNK rows when chunked)
             if G is None:
-                G = Gc
+                G = Xc.T @ Xc  # numpy calls BLAS syrk for this pattern (≤ CHUNK rows when chunked)
+                Gc = np.empty_like(G) if m > b else None
             else:
+                Gc = np.matmul(Xc.T, Xc, out=Gc)  # one chunk buffer, reused (syrk as well)
                 G += Gc  # running sum: one rounded addition per entry and chunk
             aXc = np.abs(Xc)  # a chunk of |X| only
             v = _inflate(aXc.sum(axis=1), r)  # ≥ the exact row sums |X_c|𝟙 (Lemma 2.2)
@@ -286,15 +288,29 @@ RESIDUAL_BLOCK_MAX_COLUMNS = 1024
 def residual_block_columns(m: int, n: int) -> int:
     """Columns per output block of the blocked residual: ≈ RESIDUAL_BLOCK_BYTES / (8m), clamped, ≤ n.
 
-    >>> residual_block_columns(768, 3072), residual_block_columns(4096, 16384)
-    (1024, 256)
+    >>> residual_block_columns(768, 3072), residual_block_columns(4096, 16384), residual_block_columns(64, 100)
+    (768, 256, 64)
     """
     nb = RESIDUAL_BLOCK_BYTES // (8 * max(m, 1))
-    return max(1, min(n, RESIDUAL_BLOCK_MAX_COLUMNS, max(RESIDUAL_BLOCK_MIN_COLUMNS, nb)))
+    # ≤ a quarter of the columns: a block is never a large part of a small matrix
+    nb = min(nb, RESIDUAL_BLOCK_MAX_COLUMNS, -(-n // 4))
+    return max(1, min(n, max(RESIDUAL_BLOCK_MIN_COLUMNS, nb)))
 
 
-def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarray) -> arb:
-    """Ball whose upper end bounds ``‖W − X diag(s) Yᵀ‖₂`` (all float data).
+def scale_by_power_of_two(a: np.ndarray, k: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``fl(2^k·a)`` entrywise, correctly rounded — the product of ``_input.power_of_two_scaling``.
+
+    >>> scale_by_power_of_two(np.array([3.0, -0.5]), -1).tolist()
+    [1.5, -0.25]
+    """
+    # 2^k is a normal float only for -1022 ≤ k ≤ 1023; ldexp is correctly rounded too.
+    if -1022 <= k <= 1023:
+        return np.multiply(a, np.ldexp(1.0, k), out=out)
+    return np.ldexp(a, k, out=out)
+
+
+def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarray, scale_exponent: int = 0) -> arb:
+    """Ball whose upper end bounds ``‖W' − X diag(s) Yᵀ‖₂``, ``W' = fl(2^scale_exponent·W)`` (all float data).
 
     With ``V = fl(diag(s) Yᵀ)``, ``R₀ = W`` and ``R_c = fl(R_{c−1} − fl(X_c V_c))``
     over q column chunks of X of ≤ b = CHUNK columns (leading singular
@@ -308,7 +324,10 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
     floats entry by entry — and each block's Frobenius sums, row and column
     sums of ``|R̂[:, J]|`` and the rows of ``|Y|`` needed by Lemma 2.4 are
     accumulated while the block is in cache (Lemma 3.3). Workspace: two m×nb
-    blocks, r×nb and nb×r blocks, vectors.
+    blocks and an r×nb block (r ≤ m), vectors. With ``scale_exponent = k`` the
+    blocks of ``W' = fl(2^k W)`` (:func:`scale_by_power_of_two`, the same floats as
+    the kernel's scaled copy) are formed in the block buffer, so the scaled
+    m×n matrix need not exist.
 
     >>> import numpy as np
     >>> W = np.diag([3.0, 1.0])
@@ -323,7 +342,7 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
     if m > n:
         # ‖W − X S Yᵀ‖₂ = ‖Wᵀ − Y S Xᵀ‖₂: block the wide orientation, whose column
         # blocks are contiguous rows of a C-ordered W (Lemma 3.3).
-        return residual_norm_bound(W.T, Y, s, X)
+        return residual_norm_bound(W.T, Y, s, X, scale_exponent)
     r = X.shape[1]
     if m == 0 or n == 0:
         return arb(0)
@@ -358,7 +377,11 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
             VJ = s[:, None] * YJ.T  # r×w: the columns J of fl(diag(s) Yᵀ)
             for c, (a, b) in enumerate(inner):
                 np.matmul(X[:, a:b], VJ[a:b], out=P)
-                np.subtract(W[:, j0:j1] if c == 0 else R, P, out=R)
+                if c == 0 and scale_exponent:
+                    scale_by_power_of_two(W[:, j0:j1], scale_exponent, out=R)  # R₀[:, J] = W'[:, J]
+                    np.subtract(R, P, out=R)
+                else:
+                    np.subtract(W[:, j0:j1] if c == 0 else R, P, out=R)
                 if c < q - 1:
                     flat = R.reshape(-1)
                     ss_inter[c] += flat @ flat
@@ -367,7 +390,9 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
             aR = np.abs(R, out=P)
             colR[j0:j1] = aR.sum(axis=0)
             rowR += aR.sum(axis=1)
-            aYJ = np.abs(YJ)
+            # |Y_J| (w×r; r ≤ m in the kernel) in P's buffer, free again: no fourth block
+            buf = P.reshape(-1)[: w * r] if w * r <= P.size else np.empty(w * r)
+            aYJ = np.abs(YJ, out=buf.reshape(w, r))
             colN[j0:j1] = aYJ @ t
             cY += aYJ.sum(axis=0)
         if not (np.isfinite(ss_final) and np.all(np.isfinite(ss_inter))):

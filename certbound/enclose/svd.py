@@ -366,7 +366,7 @@ def trivial_enclosure(shape: tuple[int, int], reason: str, rank_upper: int | Non
 _LAPACK32_LIMIT = 2**31 - 1
 
 
-def _gesdd_thin(Ws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _gesdd_thin(Ws: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Thin SVD ``Ws ≈ X diag(s) Yᵀ`` by LAPACK ``dgesdd`` called on the orientation with M ≥ N.
 
     A C-ordered m×n array with m < n *is* the column-major n×m array Wsᵀ, so
@@ -376,27 +376,30 @@ def _gesdd_thin(Ws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     vs 0.67 s at 768×3072, 8.8 s vs 11.3 s at 2048×8192, and 3.2× vs 4.4× the
     matrix in peak memory. Which float SVD is used does not matter to the
     certificate (Theorem R holds for any X, s, Y); raises ``LinAlgError`` on
-    LAPACK failure.
+    LAPACK failure. ``overwrite=True`` lets LAPACK destroy a C-ordered Ws with
+    m ≤ n (then ``Wsᵀ`` is already column-major: no copy at all).
     """
     m, n = Ws.shape
-    A = Ws.T if m < n else Ws  # the orientation with M = max(m, n) rows
+    A = Ws.T if m <= n else Ws  # the orientation with M = max(m, n) rows
     M, N = A.shape
     lw, info = scipy.linalg.lapack.dgesdd_lwork(M, N, compute_uv=1, full_matrices=0)
     if info != 0 or not np.isfinite(lw) or lw > _LAPACK32_LIMIT or M * N > _LAPACK32_LIMIT:
         U, s, Vt = np.linalg.svd(Ws, full_matrices=False)
         return U, s, Vt.T
-    # overwrite_a=0: f2py copies A into column-major order (a plain copy when m < n).
-    u, s, vt, info = scipy.linalg.lapack.dgesdd(A, compute_uv=1, full_matrices=0, lwork=int(lw), overwrite_a=0)
+    # overwrite_a=0: f2py copies A into column-major order (a plain copy when m ≤ n).
+    destroy = int(overwrite and m <= n and A.flags.f_contiguous)
+    u, s, vt, info = scipy.linalg.lapack.dgesdd(A, compute_uv=1, full_matrices=0, lwork=int(lw), overwrite_a=destroy)
     if info != 0:
         raise np.linalg.LinAlgError(f"dgesdd returned info={info}")
     # A = u diag(s) vt; for A = Wsᵀ: Ws = vtᵀ diag(s) uᵀ.
-    return (vt.T, s, u) if m < n else (u, s, vt.T)
+    return (vt.T, s, u) if m <= n else (u, s, vt.T)
 
 
-def _float_svd(Ws: np.ndarray, driver: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _float_svd(Ws: np.ndarray, driver: str, overwrite: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     try:
         if driver == "gesdd":
-            X, s, Y = _gesdd_thin(Ws)
+            X, s, Y = _gesdd_thin(Ws, overwrite)
         else:
             U, s, Vt = scipy.linalg.svd(Ws, full_matrices=False, lapack_driver=driver, check_finite=False)
             X, Y = U, Vt.T
@@ -407,12 +410,15 @@ def _float_svd(Ws: np.ndarray, driver: str) -> tuple[np.ndarray, np.ndarray, np.
     return X, s, Y
 
 
-def _bounds_fast(Ws, X, s, Y):
+def _bounds_fast(Ws, X, s, Y, source=None):
     # Lemmas 3.1, 3.2′ with blocked products: no |X|, |Y|, V or R copies (proofs/enclosure.md §3).
+    # ``source = (A, k)``: Ws = fl(2^k A) was given to LAPACK to overwrite; the
+    # residual scales A's blocks again (Lemma 3.3), the same floats.
+    W, k = (Ws, 0) if source is None else source
     return (
         fperror.gram_deviation_bound(X),
         fperror.gram_deviation_bound(Y),
-        fperror.residual_norm_bound(Ws, X, s, Y),
+        fperror.residual_norm_bound(W, X, s, Y, scale_exponent=k),
     )
 
 
@@ -478,11 +484,18 @@ _BOUNDS = {"fast": _bounds_fast, "tight": _bounds_tight, "arb": _bounds_arb}
 
 
 def _certify_dense(
-    Ws: np.ndarray, mode: str, extra_residual: arb, scale_exponent: int
+    Ws: np.ndarray, mode: str, extra_residual: arb, scale_exponent: int,
+    source: tuple[np.ndarray, int] | None = None,
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
-    """Try the requested mode, then other drivers/modes; None if all fail."""
+    """Try the requested mode, then other drivers/modes; None if all fail.
+
+    ``source = (A, k)`` says that Ws is our own array ``fl(2^k A)`` (the
+    scaling copy of §5): the first fast-mode SVD may then overwrite it (no
+    LAPACK input copy; the residual is formed from A's blocks, scaled again)
+    and it is rewritten from A if a later attempt needs it.
+    """
     if mode == "auto":
-        return _certify_auto(Ws, extra_residual, scale_exponent)
+        return _certify_auto(Ws, extra_residual, scale_exponent, source=source)
     if mode == "gram":
         from certbound.enclose import gram  # lazy: gram imports this module
 
@@ -496,12 +509,19 @@ def _certify_dense(
         attempts.append((mode, "gesvd"))
     if mode != "arb" and m * n * min(m, n) <= _ARB_FALLBACK_LIMIT:
         attempts.append(("arb", "gesvd"))
+    intact = True
     for md, driver in attempts:
-        svd = _float_svd(Ws, driver)
+        if not intact:  # the first SVD destroyed Ws: the same floats again, in place
+            fperror.scale_by_power_of_two(source[0], source[1], out=Ws)
+            intact = True
+        consume = source is not None and md == "fast" and driver == "gesdd" and Ws.flags.c_contiguous \
+            and Ws.shape[0] <= Ws.shape[1]
+        svd = _float_svd(Ws, driver, overwrite=consume)
+        intact = not consume
         if svd is None:
             continue
         X, s, Y = svd
-        alpha, beta, e = _BOUNDS[md](Ws, X, s, Y)
+        alpha, beta, e = _bounds_fast(Ws, X, s, Y, source) if consume else _BOUNDS[md](Ws, X, s, Y)
         with working_precision():
             e = e + extra_residual
         sig = theorem_r_float_bounds(s, alpha, beta, e, scale_exponent)
@@ -560,7 +580,8 @@ def _intersect(a: arb, b: arb) -> arb:
 
 
 def _certify_auto(
-    Ws: np.ndarray, extra_residual: arb, scale_exponent: int, res_g: Any = "compute"
+    Ws: np.ndarray, extra_residual: arb, scale_exponent: int, res_g: Any = "compute",
+    source: tuple[np.ndarray, int] | None = None,
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Mode ``auto`` (proofs/enclosure.md §12): Theorem G if it meets the width target, else fast ∩ Theorem G.
 
@@ -573,7 +594,7 @@ def _certify_auto(
         res_g = gram.certify_gram(Ws, extra_residual, scale_exponent)
     if res_g is not None and meets_width_target(res_g[0]):
         return res_g
-    res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent)
+    res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent, source)
     if res_f is None or res_g is None:
         return res_f if res_f is not None else res_g
     with working_precision():
@@ -604,11 +625,13 @@ def _certify_matrix(
         # Scaling down may round subnormal entries: |ΔWs| ≤ 2⁻¹⁰⁷⁵ entrywise, so
         # ‖ΔWs‖₂ ≤ ‖ΔWs‖_F ≤ √(mn)·2⁻¹⁰⁷⁵ (proofs/enclosure.md §5).
         extra = arb(0) if exact else arb(A.shape[0] * A.shape[1]).sqrt() * arb(2) ** -1075
+    # A new scaling copy may be consumed by the fast-mode SVD (_certify_dense, issue 16).
+    source = (A, sexp) if not owned and sexp != 0 and Ws is not A else None
     if isinstance(res_g, str):
-        return _certify_dense(Ws, mode, extra, -sexp)
+        return _certify_dense(Ws, mode, extra, -sexp, source)
     if mode == "auto":
-        return _certify_auto(Ws, extra, -sexp, res_g)
-    return _certify_dense(Ws, "fast", extra, -sexp)  # Theorem G failed: the fast chain (gram mode's fallback)
+        return _certify_auto(Ws, extra, -sexp, res_g, source=source)
+    return _certify_dense(Ws, "fast", extra, -sexp, source)  # Theorem G failed: the fast chain (gram mode's fallback)
 
 
 @under_float_model

@@ -222,3 +222,49 @@ def test_certificate_workspace_is_small(monkeypatch):
     assert peak < 0.35 * W.nbytes, peak / W.nbytes
     peak = _peak_bytes(lambda: fperror.gram_deviation_bound(Y))
     assert peak < 0.2 * Y.nbytes, peak / Y.nbytes
+
+
+@pytest.mark.parametrize("k", [-3, 4, -1030, -1060])
+def test_residual_of_scaled_blocks_equals_residual_of_scaled_copy(k):
+    """scale_exponent=k forms fl(2^k W) per block: the same floats, hence the same bound, as the scaled copy."""
+    rng = np.random.default_rng(abs(k))
+    W = rng.standard_normal((6, 11)) * np.ldexp(1.0, rng.integers(0, 40, (6, 1)))
+    Ws = fperror.scale_by_power_of_two(W, k)
+    X, s, Y = svd_mod._gesdd_thin(Ws if abs(k) < 1000 else W)
+    for A, B in ((W, Ws), (W.T, Ws.T)):  # both orientations
+        XX, YY = (X, Y) if A is W else (Y, X)
+        one = fperror.residual_norm_bound(B, XX, s, YY)
+        two = fperror.residual_norm_bound(A, XX, s, YY, scale_exponent=k)
+        assert float_upper(one) == float_upper(two)
+
+
+@pytest.mark.parametrize("dtype,scale", [(np.float64, 8.0), (np.float64, 1.0), (np.float32, 8.0)])
+def test_callers_matrix_is_not_overwritten(dtype, scale):
+    """The fast-mode SVD may destroy the kernel's own scaled copy, never the caller's array."""
+    W = (np.random.default_rng(8).standard_normal((9, 14)) * scale).astype(dtype)
+    W[0, 0] = 1.5 * scale  # max |w| ≥ 1: scaled unless in [1, 2)
+    before = W.copy()
+    enc = enclose_singular_values(W, mode="fast")
+    assert np.array_equal(W, before) and enc.certified
+
+
+def test_consumed_copy_is_restored_for_the_next_attempt(monkeypatch):
+    """After the first (gesdd) SVD consumed the scaled copy and its certificate failed, gesvd gets the true matrix."""
+    real = svd_mod._bounds_fast
+    calls = []
+
+    def fail_first(Ws, X, s, Y, source=None):
+        calls.append(source is not None)
+        if len(calls) == 1:
+            inf = arb.pos_inf()
+            return inf, inf, inf
+        return real(Ws, X, s, Y, source)
+
+    monkeypatch.setattr(svd_mod, "_bounds_fast", fail_first)
+    monkeypatch.setitem(svd_mod._BOUNDS, "fast", fail_first)
+    W = np.random.default_rng(9).standard_normal((7, 12)) * 5
+    enc = enclose_singular_values(W, mode="fast")
+    assert calls[0] and len(calls) == 2  # consumed, then a second (gesvd) attempt
+    assert enc.certified
+    for lo, hi, t in zip(enc.lower, enc.upper, mp_singular_values(W)):
+        assert mpmath.mpf(float(lo)) <= t <= mpmath.mpf(float(hi))

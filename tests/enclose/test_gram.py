@@ -332,7 +332,7 @@ def test_lapack_failures_return_none(monkeypatch, failure):
 
 def test_everything_failing_gives_trivial_enclosure(monkeypatch):
     monkeypatch.setattr(gram_mod, "_float_eigh", lambda G: None)
-    monkeypatch.setattr(svd_mod, "_float_svd", lambda Ws, driver: None)
+    monkeypatch.setattr(svd_mod, "_float_svd", lambda Ws, driver, overwrite=False: None)
     with pytest.warns(CertificateWarning, match="trivial enclosure"):
         enc = enclose_singular_values_gram(np.eye(3) * 2)
     assert not enc.certified and enc.mode == "trivial"

@@ -177,7 +177,7 @@ def test_bad_shapes_and_modes():
 def test_failed_certificate_returns_trivial_enclosure(monkeypatch):
     """Garbage from LAPACK must never become a wrong number."""
 
-    def broken_svd(Ws, driver):
+    def broken_svd(Ws, driver, overwrite=False):
         m, n = Ws.shape
         k = min(m, n)
         return 3 * np.ones((m, k)), np.ones(k), np.ones((n, k))  # far from orthonormal
@@ -193,9 +193,9 @@ def test_lapack_failure_falls_back(monkeypatch):
     calls = []
     real = svd_mod._float_svd
 
-    def flaky(Ws, driver):
+    def flaky(Ws, driver, overwrite=False):
         calls.append(driver)
-        return None if driver == "gesdd" else real(Ws, driver)
+        return None if driver == "gesdd" else real(Ws, driver, overwrite)
 
     monkeypatch.setattr(svd_mod, "_float_svd", flaky)
     with warnings.catch_warnings():
