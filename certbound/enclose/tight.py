@@ -391,19 +391,28 @@ def _to_single(C: np.ndarray, fro_C: arb) -> tuple[np.ndarray, int, arb]:
     return A, kappa, d
 
 
-def _gram_chain(Fs: np.ndarray, levels: int, single_from: int | None) -> tuple[arb, arb]:
+def _gram_chain(
+    Fs: np.ndarray | None, levels: int, single_from: int | None, first: tuple | None = None
+) -> tuple[arb, arb]:
     """Lemma T6/T6′ on ``Fs`` (p×q, p ≤ q): (bound on ‖Fs‖₂, the same without error terms).
 
     Level j has input ``A_j`` and output ``C_j = fl(A_jA_jᵀ)`` (j = 0) or
     ``fl(A_jᵀA_j)``. ``A₀ = Fs``; the next input is ``C_j`` itself after a
     binary64 level, and ``2^κC_j`` rounded to binary32 before (and after)
-    a binary32 level, with ``‖C_j‖₂ ≤ 2^{−κ}(‖A_{j+1}‖₂ + d)``.
+    a binary32 level, with ``‖C_j‖₂ ≤ 2^{−κ}(‖A_{j+1}‖₂ + d)``. With
+    ``first = (‖A₀‖_F, err₀, C₀)`` level 0 was done by the caller (``Fs`` is
+    not needed; C₀ symmetric, finite, not modified) and the chain starts at 1.
     """
-    p, q = Fs.shape
     steps = []  # per level j: (κ_j, d_j, ‖A_j‖_F, err_j or None on overflow, ‖C_j‖_F)
-    A, fro_A, kappa, d = Fs, None, 0, arb(0)
+    A, fro_A, kappa, d, j0 = Fs, None, 0, arb(0), 0
+    if first is not None:
+        fro_A0, err0, A = first
+        fro_A = _fro_of(A)
+        steps.append((0, arb(0), fro_A0, err0, fro_A))
+        j0 = 1
+    p, q = A.shape
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        for j in range(levels):
+        for j in range(j0, levels):
             inner = q if j == 0 else p
             single = single_from is not None and j >= single_from and inner <= _MAX_K32
             if single and A.dtype == np.float64:
@@ -460,6 +469,16 @@ def _gram_chain(Fs: np.ndarray, levels: int, single_from: int | None) -> tuple[a
         return c, c0
 
 
+def _chain_bound(Fs: np.ndarray | None, levels: int, single_from: int | None, first: tuple | None = None) -> arb:
+    """:func:`_gram_chain`'s bound; also the all-binary64 chain if binary32 loosened it by > 2⁻⁷ (Lemma T6′)."""
+    bound, ideal = _gram_chain(Fs, levels, single_from, first)
+    if single_from is not None and bound.upper() > ideal.upper() * (1 + _LOOSE32):
+        bound64, _ = _gram_chain(Fs, levels, None, first)
+        if bound64.upper() < bound.upper():
+            bound = bound64
+    return bound
+
+
 def _spectral_norm_upper(
     F: np.ndarray, levels: int = 3, overwrite: bool = False, single_from: int | None = None
 ) -> arb:
@@ -475,11 +494,7 @@ def _spectral_norm_upper(
     Fs = _scale_pow2(F, kexp, out=F if overwrite else None)
     if Fs.shape[0] > Fs.shape[1]:
         Fs = Fs.T
-    bound, ideal = _gram_chain(Fs, levels, single_from)
-    if single_from is not None and bound.upper() > ideal.upper() * (1 + _LOOSE32):
-        bound64, _ = _gram_chain(Fs, levels, None)
-        if bound64.upper() < bound.upper():
-            bound = bound64
+    bound = _chain_bound(Fs, levels, single_from)
     with working_precision():
         # Scaling up is exact; scaling down may round subnormal results by ≤ η.
         slack = arb(0) if kexp >= 0 else arb(F.size).sqrt() * arb(ETA)
@@ -499,6 +514,23 @@ def _syrk_accumulate(A: np.ndarray, C: np.ndarray) -> None:
     out = dsyrk(1.0, A.T, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
     if out is not C:  # scipy copied (unexpected layout): keep the result
         C[...] = out
+
+
+def _syrk_rows_accumulate(A: np.ndarray, C: np.ndarray) -> None:
+    """Upper triangle of ``C += AAᵀ`` by BLAS dsyrk, in place (A C-contiguous, C Fortran-ordered)."""
+    from scipy.linalg.blas import dsyrk
+
+    # A (m×h, C-ordered) is the Fortran-ordered h×m matrix Aᵀ: no copy; trans=1 gives (Aᵀ)ᵀAᵀ.
+    out = dsyrk(1.0, A.T, beta=1.0, c=C, trans=1, lower=0, overwrite_c=1)
+    if out is not C:  # scipy copied (unexpected layout): keep the result
+        C[...] = out
+
+
+def _symmetrize_upper(C: np.ndarray) -> np.ndarray:
+    """The symmetric matrix whose upper triangle is that of C (exact: copies and zeros added)."""
+    U = np.triu(C)
+    U += np.triu(C, 1).T
+    return U
 
 
 def gram_deviation_bound_tight(X: np.ndarray) -> arb:
@@ -536,7 +568,7 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
     blocks = _row_blocks(m, r)
     nb = blocks[0].stop - blocks[0].start
     B1, Bp, BH = (np.empty((nb, r)) for _ in range(3))
-    ss_Xp, ss_H = [], []
+    ss_Xp, ss_H, blk_err, fro_N = [], [], [], []
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for J in blocks:
             h = J.stop - J.start
@@ -547,9 +579,18 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
             # sum over any subset of rows is representable).
             _syrk_accumulate(X1, P11)
             np.add(XJ, X1, out=H)  # Ĥ = fl(X + X₁): off by ≤ u|Ĥ|
-            N += np.matmul(Xp.T, H, out=tmp)  # float: γ_m|X'|ᵀ|Ĥ| + 2mη overall
+            # Float block product (inner dimension h: γ_h, not γ_m) added into N̂;
+            # each addition after the first is off by ≤ u|N̂| (Lemma T5).
+            np.matmul(Xp.T, H, out=tmp)
+            N += tmp
             ss_Xp.append(_sumsq_upper(Xp))
             ss_H.append(_sumsq_upper(H))
+            with working_precision():
+                blk_err.append(
+                    gamma(h) * (ss_Xp[-1] * ss_H[-1]).sqrt() + 2 * h * arb(ETA) * r
+                )
+            if len(blk_err) > 1:
+                fro_N.append(_frobenius_upper(N))
         del B1, Bp, BH
         # Ŝ₀ = 2P₁₁ − 2I from the upper triangle: P₁₁ + P₁₁ᵀ has the
         # off-diagonal p_ij and the diagonal 2p_ii (adding zeros, doubling:
@@ -571,7 +612,9 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
         add_err = _U * _sum_arb(fro_partials)
         fXp, fH = (_sum_arb(ss).sqrt() for ss in (ss_Xp, ss_H))
         # N − N̂ = (X'ᵀĤ − N̂) + X'ᵀ(X + X₁ − Ĥ); each enters 2(XᵀX − I) twice.
-        n_err = _gemm_error(fXp, fH, m, r, r) + _U * fXp * fH
+        # X'ᵀĤ − N̂: the block products' errors (Lemma T1(b) with inner dimension h)
+        # and the roundings of the accumulation (Lemma T5).
+        n_err = _sum_arb(blk_err) + _U * _sum_arb(fro_N) + _U * fXp * fH
         norm = _spectral_norm_upper(S, _GRAM_LEVELS, overwrite=True, single_from=_GRAM_SINGLE_FROM)
         return (norm + add_err) / 2 + n_err
 
@@ -642,9 +685,10 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
              + X₁δᵀ + X'Z_loᵀ            (bounded a priori)
 
     ``R̂`` is ``W`` minus the three computed products, by float subtractions
-    (column block by column block of W, i.e. row block by row block of Y);
-    ``‖R‖₂ ≤ ‖R̂‖₂ + (all error terms)`` with ``‖R̂‖₂`` from
-    :func:`spectral_norm_upper`.
+    (column block by column block of W, i.e. row block by row block of Y;
+    the problem is transposed first if m > n); ``‖R‖₂ ≤ ‖R̂‖₂ + (all error
+    terms)`` with ``‖R̂‖₂`` from Lemma T6′, whose first level ``R̂R̂ᵀ`` (m×m)
+    is accumulated block by block, so R̂ itself is never stored.
 
     >>> W = np.array([[2.0, 0.0], [0.0, 1.0]])
     >>> e = residual_norm_bound_tight(W, np.eye(2), np.array([2.0, 1.0 + 2**-40]), np.eye(2))
@@ -666,6 +710,11 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
         return arb(0)
     if r == 0:
         return spectral_norm_upper(W)
+    if m > n:
+        # ‖R‖₂ = ‖Rᵀ‖₂ with Rᵀ = Wᵀ − Y diag(s) Xᵀ: block along the longer side, so
+        # that the Gram matrix of Lemma T6′'s first level is the smaller one.
+        W, X, Y = W.T, Y, X
+        m, n = n, m
     # Exact upward scaling of W and s by 2^kexp: R scales by exactly 2^kexp.
     big = max(_abs_max(W), _abs_max(s))
     kexp = max(0, 1 - int(np.frexp(big)[1])) if big > 0 else 0
@@ -678,17 +727,20 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
         amax = np.maximum(np.max(X, axis=1, keepdims=True), -np.min(X, axis=1, keepdims=True))
         sx = _SplitParams(amax, b)
         _extract(X, sx.sigma1, sx.bad1, X1, Xp)
-        S = np.empty((m, n))
         blocks = _row_blocks(n, max(r, m))
         nb = blocks[0].stop - blocks[0].start
         Zhi_, Zlo_, Z1_, Zpp_, w_ = (np.empty((nb, r)) for _ in range(5))
-        prod_ = np.empty((m, nb))
-        ss = {key: [] for key in ("S0", "S1", "S2", "Zpp", "Zhi", "Zlo", "inv")}
+        S_, P_ = np.empty(m * nb), np.empty(m * nb)  # contiguous m×h views for every h
+        # Lemma T6′, level 0 accumulated over the blocks: upper triangle of
+        # C₀ = fl(Σ_J (2^κ R̂_J)(2^κ R̂_J)ᵀ), κ from the first nonzero block.
+        C0 = np.zeros((m, m), order="F")
+        kappa = None
+        ss = {key: [] for key in ("S0", "S1", "S2", "Ssc", "Zpp", "Zhi", "Zlo", "inv")}
         n_invalid = 0
         for J in blocks:
             h = J.stop - J.start
             Zhi, Zlo, Z1, Zpp, w = (buf[:h] for buf in (Zhi_, Zlo_, Z1_, Zpp_, w_))
-            prod = prod_[:, :h]
+            SJ, prod = S_[: m * h].reshape(m, h), P_[: m * h].reshape(m, h)
             # Z1, Zpp serve as TwoProduct scratch before they hold parts.
             invalid = _two_product(Y[J], s, Zhi, Zlo, Z1, Zpp, w)
             if invalid is not None:
@@ -699,7 +751,6 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
             sz = _SplitParams(amax, b)
             _extract(Zhi, sz.sigma1, sz.bad1, Z1, Zpp)  # Zpp holds Z' = Z_hi − Z₁ here
             np.add(Zpp, Zlo, out=Zpp)  # Z'' = fl(Z' + Z_lo), |δ| ≤ u|Z''|
-            SJ = S[:, J]
             np.matmul(X1, Z1.T, out=prod)  # exact (Lemma T3)
             np.subtract(W[:, J], prod, out=SJ)  # largest term first: the result is small
             ss["S0"].append(_sumsq_upper(SJ))
@@ -710,7 +761,18 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
             ss["Zpp"].append(_sumsq_upper(Zpp))
             ss["Zhi"].append(_sumsq_upper(Zhi))
             ss["Zlo"].append(_sumsq_upper(Zlo))
-        del Zhi_, Zlo_, Z1_, Zpp_, w_, prod_
+            if kappa is None:
+                bmax = _abs_max(SJ)
+                if bmax > 0:
+                    kappa = 1 - int(np.frexp(bmax)[1])  # this block's max·2^κ ∈ [1, 2)
+            if kappa is not None:
+                if kappa:
+                    _scale_pow2(SJ, kappa, out=SJ)  # exact up; down ≤ η per entry (Lemma T1(c))
+                ss["Ssc"].append(_sumsq_upper(SJ))
+                _syrk_rows_accumulate(SJ, C0)
+        del Zhi_, Zlo_, Z1_, Zpp_, w_, S_, P_
+        if kappa is not None:
+            C0 = _symmetrize_upper(C0)
     with working_precision():
         fro = {key: _sum_arb(v).sqrt() for key, v in ss.items()}
         add_err = _U * (fro["S0"] + fro["S1"] + fro["S2"])
@@ -723,6 +785,18 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
         if n_invalid:
             dZ = _U * fro["inv"] + arb(n_invalid).sqrt() * arb(ETA) / 2
             apriori = apriori + _frobenius_upper(X) * dZ
-        norm = _spectral_norm_upper(S, _RES_LEVELS, overwrite=True, single_from=_RES_SINGLE_FROM)
+        if kappa is None:  # R̂ = 0
+            norm = arb(0)
+        else:
+            fro_sc = _sum_arb(ss["Ssc"]).sqrt()
+            norm = fro["S2"]  # ‖R̂‖₂ ≤ ‖R̂‖_F, also if C₀ overflowed
+            if np.isfinite(_abs_max(C0)) and fro_sc.is_finite():
+                err0 = gamma(n) * fro_sc**2 + 2 * n * m * arb(ETA)
+                chain = _chain_bound(None, _RES_LEVELS, _RES_SINGLE_FROM, first=(fro_sc, err0, C0))
+                # Scaling up was exact; scaling down rounded subnormal results by ≤ η each.
+                slack = arb(0) if kappa >= 0 else arb(m * n).sqrt() * arb(ETA)
+                via_chain = (chain + slack) * _pow2(-kappa)
+                if via_chain.upper() < norm.upper():
+                    norm = via_chain
         bound = norm + add_err + gemm_err + apriori
         return bound * _pow2(-kexp)

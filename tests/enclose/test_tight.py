@@ -604,3 +604,38 @@ def test_spectral_norm_upper_rejects_negative_levels():
     with pytest.raises(ValueError, match="single_from"):
         spectral_norm_upper(np.eye(2), 3, single_from=-1)
     assert 2 <= _upper(spectral_norm_upper(2 * np.eye(3), 0)) <= 2 * Fraction(3 ** 0.5) * (1 + Fraction(1, 10**9))
+
+
+# ------------------------------------ blocking: many blocks, zero first blocks
+
+
+@pytest.mark.parametrize("shape", [(9, 23), (23, 9), (12, 12)])
+@pytest.mark.parametrize("block_entries", [1, 40, 100])
+def test_blocked_kernels_with_many_blocks(monkeypatch, shape, block_entries):
+    # Tiny blocks: the Gram deviation accumulates its SYRK/GEMM over many row blocks, the
+    # residual its products and Lemma T6′'s first level R̂R̂ᵀ over many column blocks
+    # (after transposing the problem when m > n); the first blocks of R̂ are zero, so
+    # the power-of-two scaling of level 0 comes from a later block.
+    import certbound.enclose.tight as tight_mod
+
+    monkeypatch.setattr(tight_mod, "_BLOCK_ENTRIES", block_entries)
+    rng = np.random.default_rng(block_entries + 7 * shape[0])
+    W = rng.uniform(-1, 1, shape)
+    X, s, Y = _svd_factors(W)
+    for F in (X, Y):
+        _check_bound(gram_deviation_bound_tight(F), _exact_gram_deviation(F), F.shape[1], _gram_tol(F))
+    # A residual that is exactly zero on the first rows of Y (columns of W): W is
+    # rebuilt there exactly from dyadic factors, and perturbed by 2^-30·noise elsewhere.
+    m, n = shape
+    r = min(shape)
+    Xd = np.ldexp(np.round(X * 2**10), -10)
+    Yd = np.ldexp(np.round(Y * 2**10), -10)
+    sd = np.ldexp(np.round(s * 2**10), -10)
+    Wd = (Xd * sd) @ Yd.T  # ≤ 30 significant bits per product, short sums: exact
+    Wd[:, n // 2 :] += rng.uniform(-1, 1, (m, n - n // 2)) * 2.0**-30
+    b = residual_norm_bound_tight(Wd, Xd, sd, Yd)
+    _check_bound(b, _exact_residual(Wd, Xd, sd, Yd), r, _res_tol(Wd, Xd, sd, Yd))
+    exact_part = _exact_residual(Wd[:, : n // 2], Xd, sd, Yd[: n // 2])
+    assert all(exact_part[i, j] == 0 for i in range(m) for j in range(n // 2))
+    b = residual_norm_bound_tight(W, X, s, Y)
+    _check_bound(b, _exact_residual(W, X, s, Y), r, _res_tol(W, X, s, Y))
