@@ -391,11 +391,20 @@ def norm_21_of_products(As: Any, Bs: Any) -> list[arb]:
             groups.setdefault((A.shape, B.shape), []).append((i, A, B))
         else:
             out[i] = norm_21_of_product(A, B)
-    for items in groups.values():
-        res = _norm_21_of_product_gram_stack(np.stack([t[1] for t in items]), np.stack([t[2] for t in items]))
-        for (i, A, B), r in zip(items, res):
-            out[i] = norm_21_of_product(A, B) if r is None else nonnegative_interval(r, r)
+    for (sa, sb), items in groups.items():
+        # Stacks of about _STACK_BYTES: larger ones run slower (every elementwise step leaves the cache).
+        step = max(1, _STACK_BYTES // (8 * (sa[0] + sb[0]) * sa[1]))
+        for c in range(0, len(items), step):
+            part = items[c:c + step]
+            res = _norm_21_of_product_gram_stack(np.stack([t[1] for t in part]), np.stack([t[2] for t in part]))
+            for (i, A, B), r in zip(part, res):
+                out[i] = norm_21_of_product(A, B) if r is None else nonnegative_interval(r, r)
     return out  # type: ignore[return-value]
+
+
+#: Target size of the factor stacks of :func:`norm_21_of_products` (measured: heads of 384×32 gain from stacks of 10,
+#: 768×64 heads gain nothing from stacking: their cost is the arithmetic).
+_STACK_BYTES = 1 << 21
 
 
 def _safe_scale(F: np.ndarray) -> bool:
@@ -498,9 +507,11 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
     h, m, d = A.shape
     inflate = fperror._inflate
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        G = np.matmul(A.transpose(0, 2, 1), A)  # Ĝ: each entry one dot product of length m (Lemma 2.1)
+        # Ĝ: each entry one dot product of length m (Lemma 2.1). Per slice, so that
+        # numpy's F.T @ F dispatch to BLAS SYRK (half the flops of a stacked GEMM) applies.
+        G = np.stack([F.T @ F for F in A])
         aA, aB = np.abs(A), np.abs(B)
-        K_up = inflate(np.matmul(aA.transpose(0, 2, 1), aA), m)  # ≥ |A|ᵀ|A| entrywise (Lemma 2.2)
+        K_up = inflate(np.stack([F.T @ F for F in aA]), m)  # ≥ |A|ᵀ|A| entrywise (Lemma 2.2)
         # q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|, t_j ≈ b_jᵀ Ĝ b_j
         q = inflate(np.einsum("hij,hij->hi", inflate(np.matmul(aB, K_up), d), aB), d)
         t = np.einsum("hij,hij->hi", np.matmul(B, G), B)

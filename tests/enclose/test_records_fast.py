@@ -33,7 +33,11 @@ def _exact_column_norm_sum(A: np.ndarray, B: np.ndarray) -> mpmath.mpf:
     return total
 
 
-def test_norm_21_of_products_matches_single_evaluations_and_contains_exact():
+@pytest.mark.parametrize("stack_bytes", [1, 2000, 1 << 21])  # one head per stack, a few, all
+def test_norm_21_of_products_matches_single_evaluations_and_contains_exact(stack_bytes, monkeypatch):
+    import certbound.enclose.quantities as q
+
+    monkeypatch.setattr(q, "_STACK_BYTES", stack_bytes)
     rng = np.random.default_rng(11)
     As = [rng.standard_normal((14, 3)) * 0.05 for _ in range(4)] + [rng.standard_normal((9, 2))]
     Bs = [rng.standard_normal((12, 3)) * 0.05 for _ in range(4)] + [rng.standard_normal((8, 2))]
