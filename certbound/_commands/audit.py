@@ -11,6 +11,7 @@ import json
 import sys
 
 from certbound.audit import FUNCTIONS, audit_file, load_claims
+from certbound.audit._verdict import ESCALATION_MODES
 from certbound.report.writers import write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
@@ -26,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", metavar="FILE", help="write a Markdown referee report ('-' for stdout)")
     parser.add_argument("--max-prec", type=int, default=1024, metavar="BITS",
                         help="highest Arb working precision tried for undecided claims (default 1024)")
-    parser.add_argument("--max-mode", choices=("fast", "tight", "arb"), default="tight",
+    parser.add_argument("--max-mode", choices=ESCALATION_MODES, default="tight",
                         help="last certificate mode of the escalation ladder fast -> tight -> arb, tried for "
                              "undecided claims as the precision doubles (default tight); gram/auto are not on "
                              "the ladder (cheaper, not narrower than fast); bound(spectrum_mode=...) takes any mode")

@@ -17,10 +17,16 @@ the data are drawn, and recorded in the checkpoint.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import sys
 from pathlib import Path
+
+from certbound.models import LossSpec, PiTransformerConfig, SparseMajorityTask, save_pi_checkpoint
+from certbound.models.checkpoint import _atomic_write_bytes
+from certbound.models.network import loss_values
+from certbound.models.training import TrainSettings, train_demo_model
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "DEFAULTS"]
 
@@ -115,8 +121,6 @@ def _readme(command: str, args: argparse.Namespace, result, measured: dict) -> s
 
 def _measure(model, task, n: int, stream: int) -> tuple[float, float]:
     """(mean loss, 0-1 error) over examples 0 … n − 1 of a stream, in chunks."""
-    from certbound.models.network import loss_values
-
     loss, wrong = 0.0, 0
     for _, X, y in task.batches(n, stream, 4096):
         out = model.forward(X)
@@ -142,11 +146,6 @@ def run(args: argparse.Namespace) -> int:
         import torch  # noqa: F401
     except ImportError:
         raise ValueError("train-demo needs torch: pip install 'certbound[torch]'") from None
-    import math
-
-    from certbound.models import LossSpec, PiTransformerConfig, SparseMajorityTask, save_pi_checkpoint
-    from certbound.models.training import TrainSettings, train_demo_model
-
     _check_out_dir(args.out, args.force)  # before the (long) training
     if args.epochs < 1 or args.n_train < 1 or args.n_test < 1 or args.batch_size < 1:
         raise ValueError("--epochs, --batch-size, --n-train and --n-test must be positive")
@@ -178,8 +177,6 @@ def run(args: argparse.Namespace) -> int:
     }
     out = Path(args.out)
     save_pi_checkpoint(result.model, out, extra=extra)
-    from certbound.models.checkpoint import _atomic_write_bytes
-
     _atomic_write_bytes(out / "README.md", _readme(command, args, result, measured).encode())
     print(f"wrote {out}{os.sep} (train loss {train_loss:.4f}, test loss {test_loss:.4f}, test error "
           f"{test_error:.4f}, {result.seconds:.1f} s of training)")

@@ -16,7 +16,7 @@ from typing import Any
 from certbound._optional import import_optional
 from certbound.audit._claims import ClaimsFile, load_claims, parse_claims
 from certbound.audit._render import exit_code, report_json, report_markdown, report_table, summary_counts
-from certbound.audit._verdict import Verdict, audit_claims
+from certbound.audit._verdict import ESCALATION_MODES, Verdict, audit_claims
 
 __all__ = ["AuditReport", "audit_file"]
 
@@ -85,8 +85,9 @@ def audit_file(claims: str | os.PathLike[str] | ClaimsFile, *, max_prec: int = 1
     """
     if isinstance(max_prec, bool) or not isinstance(max_prec, int) or max_prec < 128:
         raise ValueError(f"--max-prec must be at least 128, got {max_prec}")
-    if max_mode not in ("fast", "tight", "arb"):
-        raise ValueError(f"--max-mode must be 'fast', 'tight' or 'arb', not {max_mode!r}")
+    if max_mode not in ESCALATION_MODES:
+        raise ValueError(f"--max-mode must be one of {', '.join(ESCALATION_MODES)} (the escalation ladder), "
+                         f"not {max_mode!r}")
     if isinstance(claims, ClaimsFile):
         cf = claims
     elif isinstance(claims, str) and "\n" in claims:

@@ -40,9 +40,12 @@ from certbound.audit._evaluate import EvalContext, evaluate, to_ball, uses_model
 from certbound.audit._exact import certain_digits, decimal_string, rounding_cell, rounding_cell_decimals
 from certbound.ball import DEFAULT_PREC, bounded_endpoints, working_precision
 
-__all__ = ["CERTAIN_DIGITS_SHOWN", "Verdict", "asserted_interval", "decide", "precision_schedule", "audit_claims", "STATUSES"]
+__all__ = ["CERTAIN_DIGITS_SHOWN", "ESCALATION_MODES", "Verdict", "asserted_interval", "decide", "precision_schedule", "audit_claims", "STATUSES"]
 
 STATUSES = ("confirmed", "refuted", "undecided", "error")
+#: The certificate modes the audit escalates through, narrowest last (``gram``/``auto`` are cheaper than
+#: ``fast`` but not narrower, so they are no rung of this ladder; :data:`certbound.enclose.MODES` has all).
+ESCALATION_MODES = ("fast", "tight", "arb")
 #: Certain digits are searched up to this many significant digits (reports say "≥ 24" beyond).
 CERTAIN_DIGITS_SHOWN = 24
 
@@ -182,9 +185,9 @@ def precision_schedule(max_prec: int = 1024, max_mode: str = "tight") -> list[tu
     >>> precision_schedule(1024, "arb")
     [(128, 'fast'), (256, 'tight'), (512, 'arb'), (1024, 'arb')]
     """
-    modes = ("fast", "tight", "arb")
+    modes = ESCALATION_MODES
     if max_mode not in modes:
-        raise ValueError(f"unknown certificate mode {max_mode!r}; choose one of {modes}")
+        raise ValueError(f"--max-mode must be one of {', '.join(modes)} (the escalation ladder), not {max_mode!r}")
     top = modes.index(max_mode)
     out, bits, level = [], DEFAULT_PREC, 0
     while True:

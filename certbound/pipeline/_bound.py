@@ -364,6 +364,7 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = DEFAULT_
         ``(spectra, layout, config)``: the enclosures (a learned readout's under
         the key ``"readout"``), the checkpoint layout and its config dict.
     """
+    check_spectrum_mode(mode)  # before the model is opened
     path = resolve_packaged_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:

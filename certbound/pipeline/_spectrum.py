@@ -37,6 +37,7 @@ from certbound.enclose import (
 from certbound.enclose._input import as_exact_float64_matrix
 from certbound.enclose.product import enclose_singular_values_of_products
 from certbound.enclose.quantities import norm_21_of_products, norms_and_schatten
+from certbound.pipeline._modes import check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._streaming import (
@@ -445,6 +446,7 @@ def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_log
     :class:`~certbound.pipeline._streaming.RecordStore`) whose matrix digest is
     unchanged are reused, not recomputed.
     """
+    check_spectrum_mode(mode)  # before the model is opened
     path = resolve_packaged_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:

@@ -71,6 +71,8 @@ def test_every_pipeline_function_defaults_to_auto_and_documents_the_modes(func):
     lambda: covering_report(np.eye(2), eps=1, rows=1, mode="exact"),
     lambda: _demo.run_demo("no/such/model", mode="exact"),
     lambda: BoundSettings(spectrum_mode="exact"),
+    lambda: _spectrum.spectrum_run("no/such/model", mode="exact"),
+    lambda: _bound.model_spectra("no/such/model", mode="exact"),
 ])
 def test_an_unknown_mode_is_refused_first_naming_the_modes(call):
     with pytest.raises(ValueError, match="unknown certificate mode 'exact'; choose one of fast, tight, arb, gram, "
@@ -182,3 +184,17 @@ def test_covering_auto_overlaps_fast_and_records_the_certificate():
         ua, uf = (Fraction(r["log_covering_number"]["upper"]) for r in (ra, rf))
         assert abs(ua - uf) <= Fraction(1, 10**7) * uf  # the same certified upper bound to 1e-7
     assert reps["auto"]["_cells"] == reps["fast"]["_cells"]  # the printed table
+
+
+def test_the_audit_escalation_ladder_is_its_own_set(capsys):
+    from certbound.audit import audit_file
+    from certbound.audit._verdict import ESCALATION_MODES, precision_schedule
+
+    assert ESCALATION_MODES == ("fast", "tight", "arb") and set(ESCALATION_MODES) < set(MODES)
+    for bad in ("gram", "auto"):  # cheaper than fast, not narrower: no rung of the ladder
+        with pytest.raises(ValueError, match="--max-mode must be one of fast, tight, arb"):
+            audit_file('[[claim]]\nid = "e"\nquantity = "exp(1)"\nrelation = ">"\nvalue = "2"\n', max_mode=bad)
+        with pytest.raises(ValueError, match="escalation ladder"):
+            precision_schedule(256, bad)
+    assert main(["audit", "x.toml", "--max-mode", "gram"]) == 2
+    assert "invalid choice: 'gram'" in capsys.readouterr().err
