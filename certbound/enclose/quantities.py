@@ -17,6 +17,7 @@ with the rounding bounds of :mod:`.fperror`.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from fractions import Fraction
@@ -67,8 +68,8 @@ def as_arb_exponent(p: Any) -> arb:
         if isinstance(p, (int, np.integer)):
             return arb(int(p))
         if isinstance(p, str):
-            p = Fraction(p)  # exact decimal or ratio, never through a float
-        elif not isinstance(p, Fraction) and hasattr(p, "as_integer_ratio"):
+            return _exponent_of_string(p)
+        if not isinstance(p, Fraction) and hasattr(p, "as_integer_ratio"):
             # float, numpy floats *including longdouble*, Decimal: the exact
             # value (float(p) would round a longdouble or a Decimal).
             try:
@@ -78,6 +79,17 @@ def as_arb_exponent(p: Any) -> arb:
         if isinstance(p, Fraction):
             return arb(p.numerator) / p.denominator
         return arb_from_float(float(p))
+
+
+@functools.lru_cache(maxsize=256)
+def _exponent_of_string(p: str) -> arb:
+    """An exponent given as a decimal or ratio string, exactly (never through a float).
+
+    Cached: the records parse the same few strings for every matrix (Arb balls are immutable).
+    """
+    q = Fraction(p)
+    with working_precision():
+        return arb(q.numerator) / q.denominator
 
 
 def _pow_interval(x: arb, p: arb) -> arb:
