@@ -126,9 +126,10 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     heads: list[tuple[Any, Any, Any, list[str]]] = []
 
     def flush() -> None:
-        # ‖·‖_{2,1} of a layer's heads as one stack (norm_21_of_products); a
-        # batch that warns is redone per head in _record, so each warning stays
-        # with its matrix.
+        # ‖·‖_{2,1} of a batch of heads at once (norm_21_of_products; batches as
+        # in enclose_theory_matrices, so memory stays at one batch of factors);
+        # a batch that warns is redone per head in _record, so each warning
+        # stays with its matrix.
         if not heads:
             return
         with warnings.catch_warnings(record=True) as caught:
@@ -142,7 +143,8 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
 
     with single_threaded():  # small products and norms: one BLAS thread (the kernel raises it for big SVDs)
         for m, enc, facs, msgs in enclose_theory_matrices(ms, mode):
-            if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)):
+            if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)
+                          or sum(factor_bytes(h[0]) for h in heads) + factor_bytes(m) > HEAD_BATCH_BYTES):
                 flush()
             if facs is None:
                 out.append(_record(m, enc, facs, msgs, ps, include_sigma))

@@ -57,9 +57,16 @@ def test_norm_21_of_products_matches_single_evaluations_and_contains_exact(stack
         norm_21_of_products(As[:2], Bs[:1])
 
 
-def test_records_batched_equal_single_records():
+@pytest.mark.parametrize("batch_bytes", [64 << 20, 400])  # whole layers; one head per batch
+def test_records_batched_equal_single_records(batch_bytes, monkeypatch):
+    import certbound.pipeline._spectrum as sp
     from certbound.checkpoints import TheoryMatrix
     from certbound.pipeline._spectrum import certify_theory_matrices, certify_theory_matrix
+
+    monkeypatch.setattr(sp, "HEAD_BATCH_BYTES", batch_bytes)
+    calls = []
+    real = sp.norm_21_of_products
+    monkeypatch.setattr(sp, "norm_21_of_products", lambda As, Bs: calls.append(len(As)) or real(As, Bs))
 
     rng = np.random.default_rng(3)
     ms = [TheoryMatrix(0, h, "QK", (10, 10), factors=(rng.standard_normal((10, 2)), rng.standard_normal((10, 2))))
@@ -68,6 +75,7 @@ def test_records_batched_equal_single_records():
     ms += [TheoryMatrix(1, h, "VO", (10, 10), factors=(rng.standard_normal((10, 2)), rng.standard_normal((10, 2))))
            for h in range(2)]
     batched = certify_theory_matrices(ms, "auto", ["0.5", "1", "2"])
+    assert calls == ([3, 2] if batch_bytes > 1000 else [1, 1, 1, 1, 1])  # 320 bytes per head
     assert batched == [certify_theory_matrix(m, "auto", ["0.5", "1", "2"]) for m in ms]
     enc = enclose_singular_values_of_product(*ms[0].factors, mode="auto")
     assert batched[0]["sigma"][0] == ball_to_json(enc.sigma[0])
