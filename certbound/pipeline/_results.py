@@ -263,7 +263,31 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
 
 def bound_latex(res: Any, *, model: str, digits: int = 5) -> str:
     """A booktabs LaTeX fragment of a theorem result for ``model`` (upper bounds rounded up; preamble:
-    ``LATEX_PREAMBLE``)."""
+    ``LATEX_PREAMBLE``).
+
+    Parameters
+    ----------
+    res : certbound.bounds.BoundResult
+        The theorem's result (``BoundResult.theorem_result`` of the pipeline's result).
+    model : str
+        The model's name in the caption.
+    digits : int
+        Significant digits; every certified number is rounded *up* to them.
+
+    Returns
+    -------
+    str
+        The fragment (``certbound bound --latex``): the bound, its terms and the per-matrix table.
+
+    Examples
+    --------
+    >>> import certbound
+    >>> from certbound.models import demo_checkpoint_path
+    >>> res = certbound.open_model(demo_checkpoint_path()).bound(n=10**6, delta="0.01")
+    >>> tex = bound_latex(res.theorem_result, model="demo")
+    >>> tex.startswith("% certbound bound"), "toprule" in tex
+    (True, True)
+    """
     rows = [
         [Raw("bound"), latex_upper(res.bound, digits)],
         [Raw(rf"$2\,\bar{{\mathfrak R}}_n$ ({latex_escape(res.rademacher_method)})"),

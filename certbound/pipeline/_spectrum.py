@@ -447,6 +447,40 @@ def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_log
     ``store`` as they are certified; records already in ``store`` (a resumed
     :class:`~certbound.pipeline._streaming.RecordStore`) whose matrix digest is
     unchanged are reused, not recomputed.
+
+    Parameters
+    ----------
+    model : str
+        A checkpoint path or a packaged checkpoint name.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
+        default ``"auto"``); each record's ``mode`` is the certificate that succeeded.
+    raw : bool
+        Also certify the raw per-layer W_Q, W_K, W_V, W_O.
+    scale_logits : bool
+        Fold the attention logit scale 1/√d_h into QK.
+    ps : iterable of str
+        Schatten indices in (0, 2] to report S_p for (exact decimals or ratios).
+    layers : list of int, optional
+        Only these layers (0-based).
+    jobs : int
+        Worker processes (or Dask workers with ``dask="local"``).
+    config, mapping : str, optional
+        ``--config`` / ``--mapping`` files.
+    include_sigma : bool
+        Keep every record's σ list (``False``: norms, S_p and rank only).
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+    store : MemoryRecordStore, optional
+        Where records go (default: a new in-memory store).
+    dask : str, optional
+        A Dask scheduler address or ``"local"`` (the ``dask`` extra).
+
+    Returns
+    -------
+    SpectrumRun
+        The report head and the store; :meth:`SpectrumRun.report` assembles the dict,
+        :meth:`SpectrumRun.write_json` streams it to a file.
     """
     check_spectrum_mode(mode)  # before the model is opened
     path = resolve_packaged_name(model)
@@ -538,6 +572,24 @@ def spectrum_report(model: str, *, mode: str = "auto", raw: bool = False, scale_
     For a model too big to hold its report in memory, use :func:`spectrum_run`
     with a :class:`~certbound.pipeline._streaming.RecordStore` and
     :meth:`SpectrumRun.write_json`.
+
+    Parameters
+    ----------
+    model, mode, raw, scale_logits, ps, layers, jobs, config, mapping, include_sigma, progress, dask
+        As for :func:`spectrum_run`.
+
+    Returns
+    -------
+    dict
+        ``model``, ``config``, ``options``, ``certbound_version``, ``weights_sha256``,
+        ``records_sha256`` and ``matrices``: one record per theory matrix (:func:`certify_theory_matrix`).
+
+    Examples
+    --------
+    >>> from certbound.models import demo_checkpoint_path
+    >>> rep = spectrum_report(str(demo_checkpoint_path()), include_sigma=False)
+    >>> rep["options"]["mode"], [r["type"] for r in rep["matrices"]]
+    ('auto', ['QK', 'VO', 'M_in', 'M_out', 'readout'])
     """
     return spectrum_run(model, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps, layers=layers, jobs=jobs,
                         config=config, mapping=mapping, include_sigma=include_sigma, progress=progress,
