@@ -106,11 +106,11 @@ class ExactOperand(NamedTuple):
 def exact_float64_operand(W: object, name: str = "W", *, allow_transpose: bool = True) -> ExactOperand:
     """W as an exact C-contiguous float64 matrix, or Wᵀ when that needs no copy.
 
-    With ``allow_transpose`` (default), for a Fortran-ordered W (e.g. the transposed view ``t.T`` of a stored
-    tensor) ``Wᵀ`` is C-contiguous, so it is returned (``transposed=True``)
-    instead of a C-ordered copy of W: singular values and ranks are the same
-    for W and Wᵀ (proofs/enclosure.md §5, "Exact inputs"). Checks and errors
-    as :func:`as_exact_float64_matrix`.
+    With ``allow_transpose`` (default), for a Fortran-ordered W (e.g. the
+    transposed view ``t.T`` of a stored tensor) ``Wᵀ`` is C-contiguous, so it
+    is returned (``transposed=True``) instead of a C-ordered copy of W:
+    singular values and ranks are the same for W and Wᵀ (proofs/enclosure.md
+    §5, "Exact inputs"). Checks and errors as :func:`as_exact_float64_matrix`.
 
     >>> t = np.arange(6.0).reshape(2, 3)
     >>> op = exact_float64_operand(t.T)       # a 3×2 Fortran-ordered view

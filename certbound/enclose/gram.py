@@ -320,7 +320,8 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
     -----
     Soundness: Theorem G and Lemmas G.1–G.3, proofs/enclosure-gram.md.
     Memory: W itself is certified when its range allows (no scaled copy);
-    besides W, at most about five m×m arrays (m the small side) are alive.
+    besides W, at most about four m×m arrays (m the small side) are alive
+    (Ĝ, and syevd's copy and 2m² workspace).
     Cost: one SYRK (m²n flops), one m×m ``eigh`` with vectors, one m×m SYRK
     and one m×m GEMM, plus O(mn) passes. Measured with one BLAS thread
     (``bench/bench_gram.py``): ≈ 0.65× a values-only SVD at 768×3072 and
