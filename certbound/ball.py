@@ -470,12 +470,25 @@ def decimal_upper(x: arb, digits: int = 17) -> str:
     return _decimal_upper_of(bounded_endpoints(x)[1], digits)
 
 
+#: Integers up to this many bits are written out in the ``exact`` strings; larger
+#: ones go through :mod:`decimal` (Python's int → str refuses more than 4300
+#: digits, ≈ 14 284 bits, and a report must not crash on a huge but finite ball).
+_INT_STR_BITS = 12_000
+
+
+def _int_str(n: int) -> str:
+    """Exact decimal digits of the integer n, also beyond Python's int → str digit limit."""
+    if n.bit_length() <= _INT_STR_BITS:
+        return str(n)
+    return format(decimal.Decimal(n), "f")  # Decimal(int) is exact; "f" prints every digit
+
+
 def _dyadic_str(q: Fraction | None, inf: str) -> str:
     if q is None:
         return inf
     den = q.denominator
     k = den.bit_length() - 1
-    return f"{q.numerator}*2^{-k}" if k else f"{q.numerator}"
+    return f"{_int_str(q.numerator)}*2^{-k}" if k else _dyadic_json(_lowest_dyadic(q.numerator, 0))
 
 
 def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
@@ -540,7 +553,11 @@ def _dyadic_less(a: tuple[int, int], b: tuple[int, int]) -> bool:
 def _dyadic_json(q: tuple[int, int]) -> str:
     """:func:`_dyadic_str` of the dyadic n·2^f in lowest terms."""
     n, f = q
-    return f"{n}*2^{f}" if f < 0 else f"{n << f}"
+    if f < 0:
+        return f"{_int_str(n)}*2^{f}"
+    if n.bit_length() + f > _INT_STR_BITS:
+        return f"{_int_str(n)}*2^{f}"  # a huge integer: kept as odd·2^f (ball_from_json reads both forms)
+    return str(n << f)
 
 
 def _dyadic_decimal(q: tuple[int, int], digits: int, rounding: str) -> str:

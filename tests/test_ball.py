@@ -115,3 +115,34 @@ def test_ball_to_json_mid_inside_printed_interval(x):
     assert lo <= lower_fraction(x) and upper_fraction(x) <= hi
     spacing = Fraction(abs(math.ulp(d["mid"]))) if d["mid"] != 0 else Fraction(2) ** -1074
     assert hi - lo <= (upper_fraction(x) - lower_fraction(x)) + 2 * spacing + (abs(hi) + abs(lo)) / 10**15
+
+
+@pytest.mark.parametrize("e", [14_000, 15_000, 60_000, -60_000])
+def test_ball_to_json_huge_and_tiny_balls_do_not_crash(e):
+    """Balls beyond Python's 4300-digit int → str limit still print, exactly and outward.
+
+    Reference: the exact value 2^e/3 the ball contains, as a Fraction; the ``exact`` strings are
+    parsed and the decimal strings read by :mod:`decimal`, not by the code under test.
+    """
+    import sys
+    from decimal import Decimal
+
+    with working_precision(256):
+        x = arb(2) ** e / 3  # inexact: nonzero radius
+    d = ball_to_json(x)  # raised ValueError (int → str digit limit) for e ≥ 14 284
+
+    def parse(s: str) -> Fraction:
+        if "*2^" in s:
+            m, k = s.split("*2^")
+            return Fraction(int(m)) * Fraction(2) ** int(k)
+        return Fraction(int(s))
+
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # the reference parses big integers freely
+    try:
+        lo, hi = parse(d["exact"]["lower"]), parse(d["exact"]["upper"])
+        assert lo <= Fraction(2) ** e / 3 <= hi
+        assert Fraction(Decimal(d["lower"])) <= lo and Fraction(Decimal(d["upper"])) >= hi
+    finally:
+        sys.set_int_max_str_digits(old)
+    assert ball_from_json(d).contains(x)
