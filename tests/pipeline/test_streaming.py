@@ -192,3 +192,28 @@ def test_tasks_of_a_model_with_a_readout_keep_it_last(reverse_layers):
                      MemoryRecordStore())
     assert sorted(map(str, (o.key for o in got))) == sorted(map(str, serial)) and len(got) == len(serial)
     assert serial[-1][2] == "readout" and sum(k[2] == "readout" for k in serial) == 1
+
+
+def test_record_store_flushes_every_record_and_fsyncs_at_most_per_interval(tmp_path, monkeypatch):
+    """Each record reaches the OS at once (a reader sees it: kill -9 loses nothing); fsync is rate-limited."""
+    from certbound.pipeline import _streaming
+
+    calls = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(_streaming.os, "fsync", lambda fd: (calls.append(fd), real_fsync(fd)))
+    monkeypatch.setattr(_streaming, "FSYNC_INTERVAL", 3600.0)
+    path = tmp_path / "r.jsonl"
+    store = _streaming.RecordStore(path, {"mode": "auto"}, resume=False)
+    n0 = len(calls)  # the header is synced
+    for i in range(5):
+        store.add((0, i, "QK"), "ab" * 32, {"i": i})
+        with open(path, "rb") as f:  # another file object: what a resumed run would read
+            assert f.read().count(b"\n") == i + 2
+    assert len(calls) == n0  # no fsync per record within the interval
+    store.close()
+    assert len(calls) == n0 + 1  # ... but on close
+    monkeypatch.setattr(_streaming, "FSYNC_INTERVAL", 0.0)
+    with _streaming.RecordStore(path, {"mode": "auto"}, resume=True) as s2:
+        k = len(calls)
+        s2.add((1, 0, "QK"), "cd" * 32, {"i": 9})
+        assert len(calls) == k + 1 and len(s2.known()) == 6
