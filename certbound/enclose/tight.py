@@ -103,6 +103,10 @@ _VELTKAMP = 134217729.0  # 2²⁷ + 1
 # Rows per block: about this many entries per block buffer.
 _BLOCK_ENTRIES = 1 << 19
 
+# Inner-dimension chunk of the residual's float GEMMs: each chunk's product is
+# subtracted on its own, so its a-priori error has γ_c, not γ_r (§4).
+_CHUNK = 256
+
 _U = UNIT_ROUNDOFF
 
 
@@ -544,7 +548,8 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
     identity ``2(XᵀX − I) = 2(X₁ᵀX₁ − I) + N + Nᵀ`` with
     ``N = X'ᵀ(X + X₁)``. ``X₁ᵀX₁`` is an exact SYRK (Lemma T3, accumulated
     over row blocks, still exact); ``N`` one plain GEMM of relative size
-    2⁻ᵇ, whose a-priori error is ≈ 2⁻ᵇγ_m relative. The sum ``D̂`` is formed
+    2⁻ᵇ (per row block of h rows), whose a-priori error is ≈ 2⁻ᵇγ_h
+    relative. The sum ``D̂`` is formed
     with float additions (each off by ≤ u·|result|, Lemma T5); then
     ``‖XᵀX − I‖₂ ≤ (‖D̂‖₂ + u·Σ‖partial sums‖_F)/2 + (GEMM error)`` with
     ``‖D̂‖₂`` from :func:`spectral_norm_upper`.
@@ -727,6 +732,10 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
         amax = np.maximum(np.max(X, axis=1, keepdims=True), -np.min(X, axis=1, keepdims=True))
         sx = _SplitParams(amax, b)
         _extract(X, sx.sigma1, sx.bad1, X1, Xp)
+        nc = -(-r // _CHUNK)
+        chunks = [slice(r * i // nc, r * (i + 1) // nc) for i in range(nc)]
+        fro_X1c = [_frobenius_upper(X1[:, c]) for c in chunks]
+        fro_Xpc = [_frobenius_upper(Xp[:, c]) for c in chunks]
         blocks = _row_blocks(n, max(r, m))
         nb = blocks[0].stop - blocks[0].start
         Zhi_, Zlo_, Z1_, Zpp_, w_ = (np.empty((nb, r)) for _ in range(5))
@@ -735,7 +744,9 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
         # C₀ = fl(Σ_J (2^κ R̂_J)(2^κ R̂_J)ᵀ), κ from the first nonzero block.
         C0 = np.zeros((m, m), order="F")
         kappa = None
-        ss = {key: [] for key in ("S0", "S1", "S2", "Ssc", "Zpp", "Zhi", "Zlo", "inv")}
+        ss = {key: [] for key in ("S0", "S2", "Ssc", "Zlo", "inv")}
+        ss_steps = []  # ‖Ŝ_k‖_F² of every subtraction after the first, per block (Lemma T5)
+        ss_Zpp, ss_Zhi = [[] for _ in chunks], [[] for _ in chunks]
         n_invalid = 0
         for J in blocks:
             h = J.stop - J.start
@@ -754,13 +765,14 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
             np.matmul(X1, Z1.T, out=prod)  # exact (Lemma T3)
             np.subtract(W[:, J], prod, out=SJ)  # largest term first: the result is small
             ss["S0"].append(_sumsq_upper(SJ))
-            for key, A_, B_ in (("S1", X1, Zpp), ("S2", Xp, Zhi)):
-                np.matmul(A_, B_.T, out=prod)  # plain GEMM, relative size 2⁻ᵇ
-                SJ -= prod
-                ss[key].append(_sumsq_upper(SJ))
-            ss["Zpp"].append(_sumsq_upper(Zpp))
-            ss["Zhi"].append(_sumsq_upper(Zhi))
+            for A_, B_, ssB in ((X1, Zpp, ss_Zpp), (Xp, Zhi, ss_Zhi)):
+                for i, c in enumerate(chunks):
+                    np.matmul(A_[:, c], B_[:, c].T, out=prod)  # plain GEMM, relative size 2⁻ᵇ
+                    SJ -= prod
+                    ss_steps.append(_sumsq_upper(SJ))
+                    ssB[i].append(_sumsq_upper(B_[:, c]))
             ss["Zlo"].append(_sumsq_upper(Zlo))
+            ss["S2"].append(ss_steps[-1])  # the block of the final Ŝ
             if kappa is None:
                 bmax = _abs_max(SJ)
                 if bmax > 0:
@@ -775,10 +787,22 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
             C0 = _symmetrize_upper(C0)
     with working_precision():
         fro = {key: _sum_arb(v).sqrt() for key, v in ss.items()}
-        add_err = _U * (fro["S0"] + fro["S1"] + fro["S2"])
+        # Lemma T5: the first subtraction, then the 2·nc chunk subtractions, each block's
+        # k-th partial sum combined over the blocks (‖M‖_F² = Σ_J ‖M_J‖_F²).
+        nsteps = 2 * len(chunks)
+        add_err = _U * (
+            fro["S0"] + _sum_arb(_sum_arb(ss_steps[k::nsteps]).sqrt() for k in range(nsteps))
+        )
         fX1, fXp = _frobenius_upper(X1), _frobenius_upper(Xp)
         del X1, Xp
-        gemm_err = _gemm_error(fX1, fro["Zpp"], r, m, n) + _gemm_error(fXp, fro["Zhi"], r, m, n)
+        fro["Zpp"] = _sum_arb(_sum_arb(v) for v in ss_Zpp).sqrt()
+        fro["Zhi"] = _sum_arb(_sum_arb(v) for v in ss_Zhi).sqrt()
+        # Lemma T1(b) per chunk c (inner dimension |c|): X₁_cZ''_cᵀ and X'_cZ_hi,cᵀ.
+        gemm_err = _sum_arb(
+            _gemm_error(fro_X1c[i], _sum_arb(ss_Zpp[i]).sqrt(), c.stop - c.start, m, n)
+            + _gemm_error(fro_Xpc[i], _sum_arb(ss_Zhi[i]).sqrt(), c.stop - c.start, m, n)
+            for i, c in enumerate(chunks)
+        )
         # X₁δᵀ (|δ| ≤ u|Z''|), X'Z_loᵀ, and X·ΔZᵀ where |ΔZ| ≤ u|Z_hi| + η/2 on the
         # entries TwoProduct was not applied to (Lemma T4).
         apriori = _U * fX1 * fro["Zpp"] + fXp * fro["Zlo"]

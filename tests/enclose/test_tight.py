@@ -610,15 +610,17 @@ def test_spectral_norm_upper_rejects_negative_levels():
 
 
 @pytest.mark.parametrize("shape", [(9, 23), (23, 9), (12, 12)])
-@pytest.mark.parametrize("block_entries", [1, 40, 100])
-def test_blocked_kernels_with_many_blocks(monkeypatch, shape, block_entries):
+@pytest.mark.parametrize("block_entries, chunk", [(1, 1), (40, 2), (100, 5), (10**6, 4)])
+def test_blocked_kernels_with_many_blocks(monkeypatch, shape, block_entries, chunk):
     # Tiny blocks: the Gram deviation accumulates its SYRK/GEMM over many row blocks, the
-    # residual its products and Lemma T6′'s first level R̂R̂ᵀ over many column blocks
+    # residual its products (float ones in inner-dimension chunks) and Lemma T6′'s first
+    # level R̂R̂ᵀ over many column blocks
     # (after transposing the problem when m > n); the first blocks of R̂ are zero, so
     # the power-of-two scaling of level 0 comes from a later block.
     import certbound.enclose.tight as tight_mod
 
     monkeypatch.setattr(tight_mod, "_BLOCK_ENTRIES", block_entries)
+    monkeypatch.setattr(tight_mod, "_CHUNK", chunk)  # the residual's float GEMMs in inner chunks
     rng = np.random.default_rng(block_entries + 7 * shape[0])
     W = rng.uniform(-1, 1, shape)
     X, s, Y = _svd_factors(W)
