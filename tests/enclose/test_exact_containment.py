@@ -172,6 +172,7 @@ def _check_tight_kernels(seed: int, cases: int, monkeypatch) -> None:
     rng = np.random.default_rng(seed)
     for _ in range(cases):
         monkeypatch.setattr(tight, "_BLOCK_ENTRIES", int(rng.choice([1, 2, 3, 5, 7, 1 << 19])))
+        monkeypatch.setattr(tight, "_CHUNK", int(rng.choice([1, 2, 3, 256])))  # T-Res inner-dimension chunks
         m, r = int(rng.integers(1, 8)), int(rng.integers(1, 7))
         X = _factor(rng, m, r)
         B = _upper(tight.gram_deviation_bound_tight(X))
@@ -329,6 +330,7 @@ def _check_enclosures(seed: int, cases: int, monkeypatch, wrong_lapack: bool) ->
         warnings.simplefilter("ignore")
         for _ in range(cases):
             monkeypatch.setattr(tight, "_BLOCK_ENTRIES", int(rng.choice([1, 3, 1 << 19])))
+            monkeypatch.setattr(tight, "_CHUNK", int(rng.choice([1, 2, 256])))
             monkeypatch.setattr(fperror, "CHUNK", int(rng.choice([256, 1, 2])))
             monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_MIN_COLUMNS", int(rng.choice([64, 1])))
             monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_BYTES", int(rng.choice([2**23, 8])))
@@ -588,12 +590,13 @@ def test_theorem_r_float_bounds_exact(seed):
 
 
 @pytest.mark.parametrize("y_exp", [-460, -451, -700, -1000])
-def test_tight_residual_with_twoproduct_skipped_and_zero_computed_residual(y_exp):
+def test_tight_residual_with_twoproduct_skipped_and_zero_computed_residual(y_exp, monkeypatch):
     # Y·s below 2⁻⁴⁵⁰ is not split by TwoProduct (Lemma T4): Z_hi = fl(y·s) carries a rounding
     # error that only the ‖X‖_F·(u‖Z_hi|_inv‖_F + √n_inv·η/2) term covers. With W = Z_hi and
     # X = I the computed residual is exactly 0, the exact one is fl(ys) − ys ≠ 0.
     rng = np.random.default_rng(-y_exp)
     for _ in range(20):
+        monkeypatch.setattr(tight, "_CHUNK", int(rng.choice([1, 256])))
         n = int(rng.integers(1, 4))
         s = np.array([1 + float(rng.integers(1, 2**20)) * 2.0**-50])
         Y = np.ldexp(1 + rng.integers(1, 2**40, size=(n, 1)) * 2.0**-45, y_exp)
@@ -603,3 +606,27 @@ def test_tight_residual_with_twoproduct_skipped_and_zero_computed_residual(y_exp
         assert any(x != 0 for x in R[0])
         B = _upper(tight.residual_norm_bound_tight(W, X, s, Y))
         assert norm_at_most(R, B), (W, Y, s)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 256])
+def test_tight_residual_with_unsplit_rows_and_zero_computed_residual(chunk, monkeypatch):
+    # Rows of X below the 2⁻⁵³⁷ unit cut-off are not split (X₁ = 0, X' = X), and with s = 1
+    # (Z_lo = 0) and W := fl(X Yᵀ) in the kernel's own chunk order the computed residual is
+    # 0: only the γ_|c|‖X'_c‖‖Z_hi,c‖ terms cover the exact one, the GEMM's rounding error.
+    monkeypatch.setattr(tight, "_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for _ in range(30):
+        m, n, r = int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(1, 5))
+        X = np.ldexp(rng.uniform(1, 2, (m, r)), -600) * rng.choice([-1.0, 1.0], (m, r))
+        Y = rng.uniform(-2, 2, (n, r))
+        if r > 1:  # X'Z_hiᵀ cancels: its products' roundings far exceed u·|result| (Lemma T5's terms)
+            Y[:, -1] = -(X[:, :-1] @ Y[:, :-1].T)[0] / X[0, -1] * (1 + 2.0**-20)
+        s = np.ones(r)
+        nc = -(-r // chunk)
+        parts = [slice(r * i // nc, r * (i + 1) // nc) for i in range(nc)]
+        W = np.zeros((m, n))
+        for c in parts:  # the kernel subtracts chunk by chunk from W: so sum them in that order
+            W = W + X[:, c] @ Y[:, c].T
+        R = residual(W, X, s, Y)
+        B = _upper(tight.residual_norm_bound_tight(W, X, s, Y))
+        assert norm_at_most(R, B), (W, X, Y)
