@@ -111,7 +111,7 @@ def run_rows(args) -> list[dict]:
     gesdd = getattr(svd_mod, "_gesdd_thin", None)  # absent in older trees
     rng = np.random.default_rng(0)
     modes = ["fast"] + (["tight"] if args.tight else [])
-    shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
+    shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",") if s]
     if args.large:
         shapes.append((4096, 16384))
     rows = []
