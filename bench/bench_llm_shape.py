@@ -137,6 +137,32 @@ def _measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return wall, rss, "\n".join(lines[:-1])
 
 
+def _parse_layers(ap: argparse.ArgumentParser, text: str, num_layers: int, where: str) -> list[int]:
+    """``--layers`` as ints in ``range(num_layers)``, else a parser error naming the checkpoint."""
+    try:
+        layers = [int(x) for x in text.split(",")]
+    except ValueError:
+        ap.error(f"--layers: expected comma-separated layer indices, got {text!r}")
+    bad = [x for x in layers if not 0 <= x < num_layers]
+    if bad:
+        ap.error(f"--layers: {bad} out of range: {where} has {num_layers} layers (0-based)")
+    return layers
+
+
+def _check_types(ap: argparse.ArgumentParser, text: str, layout_types: tuple[str, ...]) -> None:
+    """``--only``: 'dense' or matrix types ``theory_matrices`` knows, else a parser error listing them."""
+    from certbound.checkpoints import CROSS_TYPES, EXTRA_TYPES, GATED_TYPES, MATRIX_TYPES, RAW_TYPES
+
+    known = MATRIX_TYPES + RAW_TYPES + EXTRA_TYPES + GATED_TYPES + CROSS_TYPES
+    types = text.split(",")
+    if types == ["dense"]:
+        return
+    unknown = [t for t in types if t not in known]
+    if unknown:
+        ap.error(f"--only: unknown matrix type(s) {unknown}; give 'dense' or types of {', '.join(known)} "
+                 f"(this layout's: {', '.join(layout_types)})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "certbound-bench"))
@@ -198,7 +224,13 @@ def main(argv: list[str] | None = None) -> int:
               "(gate_proj is left out of both pipelines)")
     N, F, H = layout.hidden_size, layout.intermediate_size, layout.num_heads
     largest = max(N * F, N * N) * 8 / 2**20
-    layers = [int(x) for x in args.layers.split(",")]
+    layers = _parse_layers(ap, args.layers, layout.num_layers, d)
+    if args.only:
+        _check_types(ap, args.only, layout.matrix_types)
+    from certbound.pipeline import SPECTRUM_MODES
+
+    if args.mode is not None and args.mode not in SPECTRUM_MODES:
+        ap.error(f"--mode: unknown certificate mode {args.mode!r}; choose one of {', '.join(SPECTRUM_MODES)}")
     print(f"matrices per layer: {H} QK + {H} VO heads ({N}x{N}, rank <= {layout.head_dim}), "
           f"{len(layout.matrix_types) - 2} FFN ({N}x{F}); largest matrix {largest:.0f} MiB as float64")
     print(f"timed layers: {layers}; mode: {args.mode or 'default'}; BLAS threads: OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")

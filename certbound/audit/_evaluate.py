@@ -287,10 +287,6 @@ def _scalar(name: str, impl: Callable[..., Value], lo: int, hi: int | None, doc:
     register_function(FunctionSpec(name, "scalar", impl, lo, hi, frozenset(keywords), frozenset(), doc))
 
 
-def _kw_or_default(kw: dict[str, Value], name: str, default: Any) -> Any:
-    return kw.get(name, default)
-
-
 _scalar("sqrt", lambda x: _sqrt(x), 1, 1, "square root")
 _scalar("log", lambda x: _log(x), 1, 1, "natural logarithm")
 _scalar("ln", lambda x: _log(x), 1, 1, "natural logarithm")

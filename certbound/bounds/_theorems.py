@@ -438,19 +438,6 @@ def _lookup(spectra: Mapping, key: tuple) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def _float_net_entropy(net: NetworkConfiguration, etas: np.ndarray, allow_p0_tail: bool) -> np.ndarray:
-    """Float Ĥ_net at many η (search only), uniform weights."""
-    w = alloc_weights(net.J)
-    E = net.float_matrix_accuracies(etas, w)
-    tot = np.zeros(len(etas))
-    for j, cls in enumerate(net.classes):
-        best, _ = _float_log_cover(cls.n_in, cls.n_out, cls.rank_arch, cls.n_rows, float_upper(cls.c),
-                                   np.array([float(cls.schatten_p)]), np.array([float_upper(cls.s)]),
-                                   E[j][None, :], allow_p0_tail, quick=True)
-        tot += best[0]
-    return tot
-
-
 def _dudley_certified(
     net: NetworkConfiguration,
     loss_bound: arb,

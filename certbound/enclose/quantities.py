@@ -207,11 +207,6 @@ def stable_rank(enc: SingularValueEnclosure) -> arb:
         return (lo if lo > 1 else arb(1)).union(hi if hi < top else top)
 
 
-def _sqrt_interval(lo: arb, hi: arb) -> arb:
-    lo = lo if lo > 0 else arb(0)
-    return lo.sqrt().union(hi.sqrt())
-
-
 def _column_sumsq_bounds(M: np.ndarray, abs_err: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Float lower/upper bounds on the exact column sums of squares of a float matrix.
 
