@@ -96,6 +96,19 @@ def enclose_model_spectra(net: PiTransformer, mode: str = DEFAULT_SPECTRUM_MODE)
     product is never formed; σ_i = 0 exactly for i > d_h). ``mode`` is the
     certificate mode (:data:`certbound.pipeline.SPECTRUM_MODES`) of every
     enclosure, products included; each enclosure records the certificate used.
+
+    Parameters
+    ----------
+    net : PiTransformer
+        The theory-faithful network whose weight matrices are certified.
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode (:data:`certbound.pipeline.SPECTRUM_MODES`), default ``"auto"``.
+
+    Returns
+    -------
+    tuple of (dict, SingularValueEnclosure)
+        ``{(layer, head, type): enclosure}`` of the QK/VO products and FFN matrices
+        (``head`` is None for FFN matrices), and the readout vector's enclosure.
     """
     check_spectrum_mode(mode)
     spectra: dict = {}
@@ -309,6 +322,20 @@ def certified_statements(net: PiTransformer, meta: dict, n: int) -> tuple[str, .
     δ′ it is evaluated at; all of them together with ≥ 1 − k·δ′ (union bound,
     ``proofs/demo-task.md`` §3). The list depends on the config and n only,
     never on the data, so splitting δ over it is sound.
+
+    Parameters
+    ----------
+    net : PiTransformer
+        The network of the checkpoint.
+    meta : dict
+        The checkpoint's config (its ``task``, ``data.n_train`` and ``error_bound`` entries are read).
+    n : int
+        The sample size the bounds are evaluated at.
+
+    Returns
+    -------
+    tuple of str
+        The statements in report order, a sub-sequence of ``("loss_gap", "error", "input_counting")``.
 
     >>> from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
     >>> net, meta = load_pi_checkpoint(demo_checkpoint_path())
