@@ -18,8 +18,8 @@ Three modes compute α, β, e:
           (:mod:`.tight`);
 ``arb``   the products in ``arb_mat`` ball arithmetic (slow; the reference);
 ``gram``  a different certificate: eigenvalues of the rounded Gram matrix
-          W Wᵀ (Theorem G, proofs/enclosure-gram.md) — ≈5× cheaper than
-          ``fast`` at 768×3072 (``proofs/enclosure-gram.md`` §5), tight at σ₁
+          W Wᵀ (Theorem G, proofs/enclosure-gram.md) — 3.5–4× cheaper than
+          ``fast`` at 768×3072 (measured; README, kernel section), tight at σ₁
           but with widths growing like (σ₁/σᵢ)².
 ``auto``  per matrix the cheapest certificate meeting a width target:
           ``gram`` when every σᵢ's width is ≤ 1e-8·max(σᵢ, 1e-2·σ₁)
