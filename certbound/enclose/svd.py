@@ -170,6 +170,17 @@ class SingularValueEnclosure:
         }
 
 
+def _theorem_r_factors(alpha: arb, beta: arb, e: arb) -> tuple[arb, arb, arb] | None:
+    """Theorem R's factors √((1−α)(1−β)), √((1+α)(1+β)) and e's upper end, from the upper ends
+    of α, β, e (call inside ``working_precision``); None unless all are finite and α, β < 1."""
+    a, b, ee = alpha.upper(), beta.upper(), e.upper()
+    if not (a.is_finite() and b.is_finite() and ee.is_finite()):
+        return None
+    if not (a < 1 and b < 1):
+        return None
+    return ((1 - a) * (1 - b)).sqrt(), ((1 + a) * (1 + b)).sqrt(), ee
+
+
 def theorem_r_intervals(
     s: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
 ) -> list[arb] | None:
@@ -184,13 +195,10 @@ def theorem_r_intervals(
     ['2.00000000000000']
     """
     with working_precision():
-        a, b, ee = alpha.upper(), beta.upper(), e.upper()
-        if not (a.is_finite() and b.is_finite() and ee.is_finite()):
+        factors = _theorem_r_factors(alpha, beta, e)
+        if factors is None:
             return None
-        if not (a < 1 and b < 1):
-            return None
-        down = ((1 - a) * (1 - b)).sqrt()
-        up = ((1 + a) * (1 + b)).sqrt()
+        down, up, ee = factors
         two = arb(2) ** scale_exponent
         out = []
         for si in sorted((abs(float(x)) for x in s), reverse=True):
@@ -234,14 +242,12 @@ def theorem_r_float_bounds(
     (True, True)
     """
     with working_precision():
-        a, b, ee = alpha.upper(), beta.upper(), e.upper()
-        if not (a.is_finite() and b.is_finite() and ee.is_finite()):
+        factors = _theorem_r_factors(alpha, beta, e)
+        if factors is None:
             return None
-        if not (a < 1 and b < 1):
-            return None
-        dn = max(float_lower(((1 - a) * (1 - b)).sqrt()), 0.0)
-        upf = float_upper(((1 + a) * (1 + b)).sqrt())
-        ef = float_upper(ee)
+        dn = max(float_lower(factors[0]), 0.0)
+        upf = float_upper(factors[1])
+        ef = float_upper(factors[2])
     sv = np.sort(np.abs(np.asarray(s, dtype=np.float64).reshape(-1)))[::-1]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         # Lemma 10.1 after each rounded operation; monotone in the operands.
