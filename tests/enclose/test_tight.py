@@ -246,6 +246,17 @@ def _dense_matrix(draw):
     return A
 
 
+def _reference_norm_lower(F: np.ndarray) -> Fraction:
+    """A lower bound of ‖F‖₂ from the exact entries (converted at REF_PREC), independent of tight.py."""
+    old = ctx.prec
+    ctx.prec = REF_PREC
+    try:
+        Fa = _arb_matrix(F)
+    finally:
+        ctx.prec = old
+    return _norm_lower(Fa)
+
+
 @given(_dense_matrix())
 @example(np.array([[5e-324]]))
 @example(np.array([[1.0, 1e-300], [0.0, 5e-324]]))
@@ -253,13 +264,7 @@ def _dense_matrix(draw):
 @example(np.array([[1.7e308, 5e-324], [1e-300, -1e308]]))
 def test_spectral_norm_upper_encloses_and_is_tight(F):
     b = spectral_norm_upper(F)
-    old = ctx.prec
-    ctx.prec = REF_PREC
-    try:
-        Fa = _arb_matrix(F)
-    finally:
-        ctx.prec = old
-    lo = _norm_lower(Fa)
+    lo = _reference_norm_lower(F)
     hi = _upper(b)
     assert hi >= lo
     factor = Fraction(min(F.shape) ** (1 / 16)) * Fraction(1 + 10**-6)
@@ -572,13 +577,7 @@ def test_one_level_bounds_at_a_moderate_size_stay_tight():
 @example(np.array([[1.7e308, 5e-324], [1e-300, -1e308]]), 4, 0)
 def test_spectral_norm_upper_with_binary32_levels_encloses_and_is_tight(F, levels, single_from):
     b = spectral_norm_upper(F, levels, single_from=single_from)
-    old = ctx.prec
-    ctx.prec = REF_PREC
-    try:
-        Fa = _arb_matrix(F)
-    finally:
-        ctx.prec = old
-    lo = _norm_lower(Fa)
+    lo = _reference_norm_lower(F)
     hi = _upper(b)
     assert hi >= lo
     # rank^(1/2^(L+1)) of Gram squaring; binary32's terms (γ₃₂ of ≤ 9 terms) add < 2^-17.
