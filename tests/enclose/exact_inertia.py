@@ -149,18 +149,27 @@ def singular_value_in(gram: list, i: int, lo: Fraction, hi: Fraction) -> bool:
     return p + z >= i + 1
 
 
-def _arb_end(x) -> Fraction | None:
-    if not x.is_finite():
-        return None
-    man, exp = x.man_exp()
+def _dyadic_of(x) -> Fraction:
+    man, exp = x.man_exp()  # an exact arf / mag: no rounding
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+def _mid_rad(ball) -> tuple[Fraction, Fraction] | None:
+    # From the exact midpoint and radius: ``ball.upper()``/``lower()`` would round the
+    # end outward to the *current* precision (53 bits outside a precision context), and
+    # a reference that widens the ball it checks could hide a miss below that rounding.
+    if not ball.is_finite():
+        return None
+    return _dyadic_of(ball.mid()), _dyadic_of(ball.rad())
+
+
 def upper_fraction(ball) -> Fraction | None:
-    """The exact upper end of a python-flint ``arb`` (None if infinite)."""
-    return _arb_end(ball.upper())
+    """The exact upper end ``mid + rad`` of a python-flint ``arb`` (None if infinite)."""
+    mr = _mid_rad(ball)
+    return None if mr is None else mr[0] + mr[1]
 
 
 def lower_fraction(ball) -> Fraction | None:
-    """The exact lower end of a python-flint ``arb`` (None if infinite)."""
-    return _arb_end(ball.lower())
+    """The exact lower end ``mid − rad`` of a python-flint ``arb`` (None if infinite)."""
+    mr = _mid_rad(ball)
+    return None if mr is None else mr[0] - mr[1]

@@ -1,0 +1,448 @@
+"""Referee tests of the Theorem G route (modes ``gram`` and ``auto``) against exact references.
+
+Two references, neither sharing code with certbound:
+
+* matrices with singular values known exactly by construction (:mod:`tests.enclose.exact_known`:
+  ``W = Q₁ diag(d) Q₂ᵀ`` with integer orthogonal-column factors), where a ball [ℓ, h] is checked
+  by ``ℓ² ≤ σᵢ² ≤ h²`` in Fractions — cheap enough for medium sizes (up to 64×96), chunked
+  Gram products and row blocks;
+* Sylvester inertia (:mod:`tests.enclose.exact_inertia`) for arbitrary small matrices.
+
+Inputs aimed at Theorem G and its float evaluation: subnormal entries, 2^±500 … 2^-1074 and
+near-overflow scales, the ends of the unscaled range (2^±256), rank-deficient matrices whose
+Gram matrix has exact zero eigenvalues (LAPACK returns ±tiny λ: the negative-λ branch),
+clustered and repeated σ, graded spectra, and ``eigh`` outputs perturbed, unsorted, negated or
+sign-flipped on purpose. The float evaluation of Theorem G (``theorem_g_intervals`` and any
+float route) is checked end by end against exact rationals. No tolerance anywhere.
+
+Fast cases run by default; ``-m slow`` runs many more seeds.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.linalg.lapack
+from flint import arb
+
+from certbound.enclose import enclose_singular_values, enclose_singular_values_of_products, fperror, gram
+from tests.enclose.exact_inertia import fractions_of, lower_fraction, singular_value_in, smaller_gram, upper_fraction
+from tests.enclose.exact_known import known_matrix, known_product
+
+GRAM_MODES = ("gram", "auto")
+JUST_BELOW = 1 - 2.0**-53
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _ends(x) -> tuple[Fraction, Fraction | None]:
+    lo, hi = lower_fraction(x), upper_fraction(x)
+    assert lo is not None, f"ball unbounded below: {x}"
+    return max(lo, Fraction(0)), hi
+
+
+def check_known(enc, spec, what="") -> None:
+    """Every ball and float end of ``enc`` contains the exactly known σᵢ (ℓ² ≤ σᵢ² ≤ h²)."""
+    assert len(enc.sigma) == len(spec) == len(enc.lower) == len(enc.upper)
+    for i, x in enumerate(enc.sigma):
+        s2 = spec.sq(i)
+        lo, hi = _ends(x)
+        if hi is None:
+            assert not enc.certified, (what, i)
+        else:
+            assert hi >= 0 and hi * hi >= s2, ("σ above the ball", what, enc.mode, i, str(x), s2)
+        assert lo * lo <= s2, ("σ below the ball", what, enc.mode, i, str(x), s2)
+        fl, fu = float(enc.lower[i]), float(enc.upper[i])
+        assert fl >= 0 and Fraction(fl) ** 2 <= s2, ("float lower end above σ", what, enc.mode, i, fl, s2)
+        if math.isfinite(fu):
+            assert Fraction(fu) ** 2 >= s2, ("float upper end below σ", what, enc.mode, i, fu, s2)
+        # the float ends lie inside the ball's ends (or the ball is the hull of them)
+        if hi is not None and math.isfinite(fu):
+            assert Fraction(fl) <= hi and lo <= Fraction(fu)
+
+
+def check_inertia(W_exact: np.ndarray, enc) -> None:
+    """Sylvester inertia: every ball and float end contains σᵢ of the exact stored matrix."""
+    m, n = W_exact.shape
+    G = smaller_gram(fractions_of(W_exact))
+    for i in range(min(m, n)):
+        lo, hi = _ends(enc.sigma[i])
+        if hi is None:
+            assert not enc.certified
+        else:
+            assert singular_value_in(G, i, lo, hi), (enc.mode, i, str(enc.sigma[i]), W_exact.tolist())
+        fu = float(enc.upper[i])
+        hf = Fraction(fu) if math.isfinite(fu) else Fraction(10) ** 700
+        assert singular_value_in(G, i, Fraction(float(enc.lower[i])), hf), (enc.mode, i, W_exact.tolist())
+
+
+# ------------------------------------------------------- adversarial eigh
+
+
+def install_wrong_eigh(rng, monkeypatch, p_wrong: float = 0.6) -> None:
+    """scipy's ``eigh`` and the LAPACK symmetric eigensolvers return perturbed/unsorted/negated/flipped results."""
+
+    def spoil(lam, U):
+        if rng.random() > p_wrong:
+            return lam, U
+        lam, U = np.array(lam, copy=True), np.array(U, copy=True)
+        how = int(rng.integers(0, 8))
+        k = len(lam)
+        if how == 0:
+            lam *= 1 + 1e-6 * rng.standard_normal(k)
+        elif how == 1 and k > 1:
+            p = rng.permutation(k)
+            lam, U = lam[p], U[:, p]
+        elif how == 2:  # zero eigenvalues reported as negative (or positive) tiny values
+            j = int(np.argmin(np.abs(lam)))
+            lam[j] = -abs(lam[j]) - float(rng.choice([1e-300, 1e-20, 5e-324])) * max(1.0, float(np.max(np.abs(lam))))
+        elif how == 3 and k:
+            U[:, int(rng.integers(0, k))] *= -1
+        elif how == 4:
+            U += 1e-10 * rng.standard_normal(U.shape)
+        elif how == 5:
+            lam = -lam  # garbage: must be refused or still enclose
+        elif how == 6 and k:
+            U[int(rng.integers(0, k)), int(rng.integers(0, k))] = float(rng.choice([0.0, 5e-324, 2.0**-500]))
+        else:
+            lam = lam + float(rng.choice([1e-300, -1e-300, 1e-12])) * max(1.0, float(np.max(np.abs(lam), initial=0)))
+        return lam, U
+
+    orig_eigh = scipy.linalg.eigh
+
+    def eigh(a, *args, **kw):
+        out = orig_eigh(a, *args, **kw)
+        if isinstance(out, tuple) and len(out) == 2:
+            return spoil(*out)
+        return out
+
+    monkeypatch.setattr(scipy.linalg, "eigh", eigh)
+    for name in ("dsyevd", "dsyevr", "dsyev"):
+        orig = getattr(scipy.linalg.lapack, name, None)
+        if orig is None:
+            continue
+
+        def wrapped(*args, __orig=orig, **kw):
+            out = __orig(*args, **kw)
+            if isinstance(out, tuple) and len(out) >= 3 and np.ndim(out[0]) == 1 and np.ndim(out[1]) == 2:
+                w, v = spoil(out[0], out[1])
+                return (w, v, *out[2:])
+            return out
+
+        monkeypatch.setattr(scipy.linalg.lapack, name, wrapped)
+
+
+def _random_internals(rng, monkeypatch) -> None:
+    """Chunked Gram SYRKs (Lemma 2.5) and row blocks of |W| at tiny sizes."""
+    monkeypatch.setattr(fperror, "CHUNK", int(rng.choice([256, 1, 2, 3, 5])))
+    monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_MIN_COLUMNS", int(rng.choice([64, 1, 2])))
+    monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_MAX_COLUMNS", int(rng.choice([1024, 1, 3])))
+    monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_BYTES", int(rng.choice([2**23, 8, 40])))
+    if hasattr(gram, "BLOCK_ENTRIES"):
+        monkeypatch.setattr(gram, "BLOCK_ENTRIES", int(rng.choice([1 << 18, 1, 3, 7])))
+
+
+# --------------------------------------------------- whole enclosures, known σ
+
+
+def _layout(rng, W):
+    t = rng.choice(["C", "F", "T", "view"])
+    if t == "F":
+        return np.asfortranarray(W)
+    if t == "T":
+        return np.ascontiguousarray(W.T).T  # F-ordered view of a C array
+    if t == "view":
+        big = np.zeros((W.shape[0], 2 * W.shape[1]))
+        big[:, ::2] = W
+        return big[:, ::2]
+    return W.copy()
+
+
+def _check_known_enclosures(seed: int, cases: int, monkeypatch, max_dim: int, wrong_eigh: bool) -> int:
+    rng = np.random.default_rng(seed)
+    if wrong_eigh:
+        install_wrong_eigh(rng, monkeypatch)
+    done = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while done < cases:
+            _random_internals(rng, monkeypatch)
+            m, n = int(rng.integers(1, max_dim + 1)), int(rng.integers(1, max_dim + 1))
+            if rng.random() < 0.5:
+                m, n = min(m, n), max(m, n) * int(rng.integers(1, 4))  # wide, as the FFN matrices
+            got = known_matrix(rng, m, n)
+            if got is None:
+                continue
+            W, spec = got
+            Win = _layout(rng, W)
+            before = Win.copy()
+            for mode in GRAM_MODES:
+                enc = enclose_singular_values(Win, mode=mode)
+                assert np.array_equal(Win, before), "the caller's array was written"
+                check_known(enc, spec, (m, n, mode))
+            done += 1
+    return done
+
+
+def test_gram_auto_contain_known_singular_values(monkeypatch):
+    _check_known_enclosures(401, 60, monkeypatch, max_dim=12, wrong_eigh=False)
+
+
+def test_gram_auto_contain_known_singular_values_under_wrong_eigh(monkeypatch):
+    _check_known_enclosures(402, 40, monkeypatch, max_dim=10, wrong_eigh=True)
+
+
+def test_gram_auto_known_medium(monkeypatch):
+    # Medium sizes: chunked SYRKs with the real CHUNK at n > 512 and the row-block matvecs.
+    rng = np.random.default_rng(403)
+    shapes = [(32, 600), (600, 24), (48, 48), (16, 1030)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m, n in shapes:
+            got = None
+            while got is None:
+                got = known_matrix(rng, m, n, scale_exponent=int(rng.choice([0, -500, 500, -1060])))
+            W, spec = got
+            for mode in GRAM_MODES:
+                check_known(enclose_singular_values(W, mode=mode), spec, (m, n, mode))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8))
+def test_gram_auto_contain_known_singular_values_sweep(seed, monkeypatch):
+    _check_known_enclosures(4100 + seed, 400, monkeypatch, max_dim=24 if seed % 2 else 8, wrong_eigh=bool(seed % 3 == 1))
+
+
+# ------------------------------------------------ whole enclosures, inertia
+
+
+def _adversarial(rng, m, n) -> np.ndarray:
+    kind = int(rng.integers(0, 11))
+    k = min(m, n)
+    if kind == 0:
+        W = rng.standard_normal((m, n))
+    elif kind == 1:  # low rank over the rationals: exact zero eigenvalues of the Gram matrix
+        r = int(rng.integers(0, k))
+        W = (rng.integers(-3, 4, (m, r)) @ rng.integers(-3, 4, (r, n))).astype(np.float64)
+    elif kind == 2:  # rank one plus tiny: λ's far below the Weyl shift c
+        W = np.outer(rng.standard_normal(m), rng.standard_normal(n))
+        W = W + 2.0 ** -int(rng.integers(20, 80)) * rng.standard_normal((m, n))
+    elif kind == 3:  # clustered: near-orthogonal rows of equal norm
+        q, _ = np.linalg.qr(rng.standard_normal((max(m, n), max(m, n))))
+        W = q[:m, :n].copy()
+        W = W * (1 + 2.0 ** -int(rng.integers(30, 52)) * rng.standard_normal(W.shape))
+    elif kind == 4:
+        W = rng.standard_normal((m, n)) * np.ldexp(1.0, rng.integers(-1074, 1000, (m, n)))
+    elif kind == 5:
+        W = rng.standard_normal((m, n)) * np.ldexp(1.0, rng.choice([-500, 0, 500], m))[:, None]
+    elif kind == 6:  # subnormal
+        W = rng.integers(-50, 50, (m, n)) * 5e-324
+    elif kind == 7:  # near overflow
+        W = rng.standard_normal((m, n)) * 2.0**1021
+    elif kind == 8:  # the max at the ends of Theorem G's unscaled range
+        W = rng.uniform(-1, 1, (m, n))
+        W = W / np.max(np.abs(W)) * 2.0 ** (int(rng.choice([-256, -255, 255, 256, -257])) - 1)
+        W = W * float(rng.choice([1.0, 1.999, JUST_BELOW, 2.0]))
+    elif kind == 9:  # a zero row / column and duplicates: zero eigenvalues
+        W = rng.standard_normal((m, n))
+        W[int(rng.integers(0, m))] = 0.0
+        if m > 1:
+            W[0] = W[-1]
+    else:  # entries 2^±k with one huge row: the Gram matrix's small eigenvalues lost in its rounding
+        W = rng.standard_normal((m, n))
+        W[0] *= 2.0**60
+    W = np.where(np.isfinite(W), W, 1.0)
+    return W
+
+
+def _check_inertia_enclosures(seed: int, cases: int, monkeypatch, wrong_eigh: bool) -> None:
+    rng = np.random.default_rng(seed)
+    if wrong_eigh:
+        install_wrong_eigh(rng, monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            _random_internals(rng, monkeypatch)
+            m, n = int(rng.integers(1, 7)), int(rng.integers(1, 9))
+            W = _adversarial(rng, m, n)
+            Win = _layout(rng, W) if rng.random() < 0.8 else W.astype(np.float32) if np.all(np.abs(W) < 1e38) else W
+            W_exact = np.asarray(Win, dtype=np.float64)
+            for mode in GRAM_MODES:
+                check_inertia(W_exact, enclose_singular_values(Win, mode=mode))
+
+
+def test_gram_auto_inertia(monkeypatch):
+    _check_inertia_enclosures(411, 40, monkeypatch, wrong_eigh=False)
+
+
+def test_gram_auto_inertia_under_wrong_eigh(monkeypatch):
+    _check_inertia_enclosures(412, 30, monkeypatch, wrong_eigh=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8))
+def test_gram_auto_inertia_sweep(seed, monkeypatch):
+    _check_inertia_enclosures(4200 + seed, 500, monkeypatch, wrong_eigh=bool(seed % 2))
+
+
+# --------------------------------------------------------- Theorem G, end by end
+
+
+def _exact_arb(q: Fraction) -> arb:
+    return arb(q.numerator) / q.denominator if q.denominator == 1 else arb(q.numerator) * arb(2) ** -(
+        q.denominator.bit_length() - 1)
+
+
+def theorem_g_ends_ok(lam: float, a: Fraction, b: Fraction, e: Fraction, t: int, lo: Fraction, hi: Fraction) -> bool:
+    """[lo, hi] ⊇ 2^t·[√max(θ⁻λ − c, 0), √(θ⁺λ + c)] with c = b + e, decided exactly."""
+    L, H = lo / Fraction(2) ** t, hi / Fraction(2) ** t
+    q = Fraction(lam)
+    lo_sq = (1 - a) * q - (b + e) if q >= 0 else (1 + a) * q - (b + e)
+    hi_sq = (1 + a) * q + (b + e) if q >= 0 else (1 - a) * q + (b + e)
+    lo_ok = L <= 0 or L * L <= lo_sq
+    hi_ok = H >= 0 and H * H >= hi_sq
+    return lo_ok and hi_ok
+
+
+def _theorem_g_case(rng):
+    k = int(rng.integers(1, 7))
+    lam = rng.uniform(-0.1, 2, k) * np.ldexp(1.0, rng.integers(-80, 3, k))
+    how = rng.random()
+    if how < 0.2:
+        lam[rng.random(k) < 0.5] = float(rng.choice([0.0, -0.0, 5e-324, -5e-324, 2.0**-1022]))
+    elif how < 0.3:
+        lam = lam * 2.0 ** float(rng.choice([-1000, -1070, 900, 1000]))
+    elif how < 0.4:  # λ of full mantissa around a power of four (√ exact or just off)
+        lam = np.ldexp(1.0 + rng.integers(-3, 4, k) * 2.0**-52, 2 * rng.integers(-10, 10, k))
+    a = Fraction(float(rng.uniform(0, 1))) * Fraction(2) ** int(rng.choice([-52, -40, -10, -1, 0])) * Fraction(
+        int(rng.choice([1, 1, 0])))
+    if a >= 1:
+        a = Fraction(1) - Fraction(2) ** -53
+    b = Fraction(float(rng.uniform(0, 1))) * Fraction(2) ** int(rng.choice([-1074, -1000, -60, -52, -10, 0]))
+    e = Fraction(float(rng.uniform(0, 1))) * Fraction(2) ** int(rng.choice([-1074, -60, -52, -30]))
+    if rng.random() < 0.2:
+        b = Fraction(0)
+    if rng.random() < 0.2:
+        e = Fraction(0)
+    t = int(rng.choice([0, 0, 0, 3, -3, -500, -1000, -1060, 500, 1000]))
+    return lam, a, b, e, t
+
+
+def check_theorem_g_function(fn, seed: int, cases: int) -> int:
+    """``fn(lam, alpha, beta, e, t)`` (Theorem G's contract) against exact rationals; returns the number checked."""
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(cases):
+        lam, a, b, e, t = _theorem_g_case(rng)
+        out = fn(lam, _exact_arb(a), _exact_arb(b), _exact_arb(e), t)
+        if out is None:
+            continue  # refusing is always sound (the caller falls back)
+        order = sorted((float(x) for x in lam), reverse=True)
+        assert len(out) == len(order)
+        for x, li in zip(out, order):
+            lo, hi = lower_fraction(x), upper_fraction(x)
+            assert lo is not None and hi is not None
+            assert theorem_g_ends_ok(li, a, b, e, t, lo, hi), (li, a, b, e, t, str(x))
+            checked += 1
+        for name in ("lower", "upper"):
+            if not hasattr(out, name):
+                break
+        else:
+            for lf, hf, li in zip(out.lower, out.upper, order):
+                assert theorem_g_ends_ok(li, a, b, e, t, Fraction(float(lf)), Fraction(float(hf))), (li, a, b, e, t)
+    return checked
+
+
+def _theorem_g_functions():
+    fns = {"theorem_g_intervals": gram.theorem_g_intervals}
+    for name in dir(gram):  # a float route of Theorem G, whatever its name (theorem_g_float_bounds, …)
+        if name.startswith("theorem_g") and name != "theorem_g_intervals" and callable(getattr(gram, name)):
+            fns[name] = getattr(gram, name)
+    return fns
+
+
+@pytest.mark.parametrize("name", sorted(_theorem_g_functions()))
+def test_theorem_g_ends_exact(name):
+    assert check_theorem_g_function(_theorem_g_functions()[name], 31, 500) > 500
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(_theorem_g_functions()))
+def test_theorem_g_ends_exact_sweep(name):
+    check_theorem_g_function(_theorem_g_functions()[name], 32, 30000)
+
+
+# ------------------------------------------------------ per-head products
+
+
+def _check_known_products(seed: int, cases: int, modes, monkeypatch) -> None:
+    rng = np.random.default_rng(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            _random_internals(rng, monkeypatch)
+            m, n, dd = int(rng.integers(1, 20)), int(rng.integers(1, 20)), int(rng.integers(1, 6))
+            h = int(rng.integers(1, 5))
+            e = (int(rng.choice([0, 0, -300, -600, 300, -540])), int(rng.choice([0, 0, -300, 200, -540])))
+            items = [known_product(rng, m, n, dd, e) for _ in range(h)]
+            items = [t for t in items if t is not None]
+            if not items:
+                continue
+            As, Bs = [t[0] for t in items], [t[1] for t in items]
+            for mode in modes:
+                for enc, (_, _, spec) in zip(enclose_singular_values_of_products(As, Bs, mode=mode), items):
+                    check_known(enc, spec, ("product", mode))
+
+
+def test_products_contain_known_singular_values(monkeypatch):
+    _check_known_products(421, 40, ("auto", "gram", "fast"), monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_products_contain_known_singular_values_sweep(seed, monkeypatch):
+    _check_known_products(4300 + seed, 400, ("auto", "gram", "fast", "tight"), monkeypatch)
+
+
+# -------------------------------------- β: the rounding error of Ĝ itself
+
+
+def _exact_small_gram(W: np.ndarray) -> list:
+    """``W Wᵀ`` (or ``WᵀW``, the smaller) in exact integer arithmetic: entries m·2^e with one common e."""
+    if W.shape[0] > W.shape[1]:
+        W = W.T
+    mant, ex = np.frexp(W)  # W = mant·2^ex, mant·2^53 an integer
+    E = int(np.min(ex[W != 0])) - 53 if np.any(W) else 0
+    ints = np.array([[int(Fraction(float(x)) / Fraction(2) ** E) for x in row] for row in W], dtype=object)
+    P = ints.dot(ints.T)
+    scale = Fraction(2) ** (2 * E)
+    return [[Fraction(int(v)) * scale for v in row] for row in P]
+
+
+@pytest.mark.parametrize("n", [300, 1500, 5000])
+def test_gram_rounding_of_long_same_sign_dot_products_is_covered(n, monkeypatch):
+    # A few rows of n same-sign full-mantissa entries: fl(WWᵀ) carries an accumulated rounding
+    # error of many units in the last place, far more than the γ₂·|λ| a-priori term of e (eigh
+    # of an m×m matrix, m ≤ 3, is nearly exact): only β = γ_k‖|W||W|ᵀ‖₂ + 4nmη covers it.
+    rng = np.random.default_rng(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for trial in range(6):
+            monkeypatch.setattr(fperror, "CHUNK", [256, 256, 16, 7, 256, 256][trial])
+            m = 1 + trial % 3
+            W = 1 + rng.integers(1, 2**52, (m, n)) * 2.0**-52
+            W = W * float(rng.choice([1.0, 2.0**-530, 2.0**200, 2.0**-1000]))
+            if trial % 2:
+                W = W.T.copy()  # tall: its Gram matrix is WᵀW
+            G = _exact_small_gram(W)
+            for mode in GRAM_MODES:
+                enc = enclose_singular_values(W, mode=mode)
+                for i in range(min(W.shape)):
+                    lo, hi = _ends(enc.sigma[i])
+                    assert hi is not None and singular_value_in(G, i, lo, hi), (mode, n, trial, i, str(enc.sigma[i]))
