@@ -132,7 +132,7 @@ def _diag_values(rng, r: int) -> list[Fraction]:
         v = [Fraction(2**30)] + [Fraction(int(rng.integers(0, 5))) for _ in range(r - 1)]
     else:  # all equal
         v = [Fraction(int(rng.integers(1, 9)))] * r
-    return v
+    return v[:r]
 
 
 def known_matrix(rng, m: int, n: int, scale_exponent: int | None = None):

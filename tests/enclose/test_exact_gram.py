@@ -446,3 +446,105 @@ def test_gram_rounding_of_long_same_sign_dot_products_is_covered(n, monkeypatch)
                 for i in range(min(W.shape)):
                     lo, hi = _ends(enc.sigma[i])
                     assert hi is not None and singular_value_in(G, i, lo, hi), (mode, n, trial, i, str(enc.sigma[i]))
+
+
+# ------------------------------------------ per-head products, inertia
+
+
+def _factor_pair(rng, m, n, d):
+    """Thin factors for Lemma P / P-G: well and ill conditioned, scaled, near-dependent, integer, subnormal."""
+    kind = int(rng.integers(0, 8))
+    A, B = rng.standard_normal((m, d)), rng.standard_normal((n, d))
+    if kind == 1:  # graded columns: Gram factors near the GRAM_FACTOR_MAX_ALPHA threshold or beyond
+        A = A * np.ldexp(1.0, rng.integers(-12, 1, d))[None, :]
+    elif kind == 2 and d > 1:  # nearly dependent columns
+        A[:, -1] = A[:, 0] * (1 + 2.0 ** -int(rng.integers(10, 40))) + 2.0 ** -int(rng.integers(20, 50)) * A[:, -1]
+    elif kind == 3:
+        A, B = rng.integers(-2, 3, (m, d)).astype(float), rng.integers(-2, 3, (n, d)).astype(float)
+    elif kind == 4:
+        A = A * 2.0 ** float(rng.choice([-500, 500, -1000, 300]))
+        B = B * 2.0 ** float(rng.choice([-500, 200, -60]))
+    elif kind == 5:  # subnormal entries: inexact power-of-two scaling
+        A = np.where(rng.random((m, d)) < 0.5, A * 2.0**-1070, A * 2.0**-1030)
+    elif kind == 6:  # orthonormal-ish columns: α tiny, the P-G route
+        q, _ = np.linalg.qr(rng.standard_normal((max(m, d), max(m, d))))
+        A = q[:m, :d] * float(rng.choice([1.0, 2.0**-300, 3.0]))
+    if rng.random() < 0.2:
+        A[:, int(rng.integers(0, d))] = 0.0
+    A = np.where(np.isfinite(A), A, 1.0)
+    return A, B
+
+
+def _check_inertia_products(seed: int, cases: int, monkeypatch, modes=("auto", "gram", "fast")) -> None:
+    rng = np.random.default_rng(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            _random_internals(rng, monkeypatch)
+            m, n, d = int(rng.integers(1, 7)), int(rng.integers(1, 7)), int(rng.integers(1, 5))
+            h = int(rng.integers(1, 5))
+            pairs = [_factor_pair(rng, m, n, d) for _ in range(h)]
+            if rng.random() < 0.2:  # another shape in the same call: two stacks
+                pairs.append(_factor_pair(rng, n, m, d))
+            As, Bs = [p[0] for p in pairs], [p[1] for p in pairs]
+            for mode in modes:
+                for (A, B), enc in zip(pairs, enclose_singular_values_of_products(As, Bs, mode=mode)):
+                    P = [[sum((a * b for a, b in zip(ra, rb)), Fraction(0)) for rb in fractions_of(B)]
+                         for ra in fractions_of(A)]
+                    G = smaller_gram(P)
+                    for i in range(min(A.shape[0], B.shape[0])):
+                        lo, hi = _ends(enc.sigma[i])
+                        if hi is None:
+                            assert not enc.certified
+                            continue
+                        assert singular_value_in(G, i, lo, hi), (mode, i, str(enc.sigma[i]), A.tolist(), B.tolist())
+                        fu = float(enc.upper[i])
+                        assert singular_value_in(G, i, Fraction(float(enc.lower[i])),
+                                                 Fraction(fu) if math.isfinite(fu) else Fraction(10) ** 700)
+
+
+def test_products_inertia(monkeypatch):
+    _check_inertia_products(431, 30, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_products_inertia_sweep(seed, monkeypatch):
+    _check_inertia_products(4400 + seed, 400, monkeypatch, modes=("auto", "gram", "fast", "tight"))
+
+
+# ------------------- σ at the bottom of the normal range: ldexp of the float ends back
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, -1, -2, 5])
+def test_singular_values_at_the_smallest_normal_are_enclosed(k, monkeypatch):
+    # σ = (1 + k·2⁻⁵²)·2⁻¹⁰²² exactly (k < 0: just below, subnormal): the float ends are
+    # computed on scaled data and brought back with ldexp; an end scaled to just below 2⁻¹⁰²² can
+    # tie and round *up* to 2⁻¹⁰²² (proofs/coq/TheoremRFloat.v's counterexample for a lemma-level
+    # `lo2 ≥ 2⁻¹⁰²²` test). The lower ends must stay ≤ σ whatever the route (dense modes, Lemma P, P-G).
+    from tests.enclose.exact_known import KnownSpectrum
+
+    top = Fraction(1) + Fraction(k, 2**52)  # k < 0: σ = 2⁻¹⁰²² − |k|·2⁻¹⁰⁷⁴, subnormal
+    sig = top * Fraction(2) ** -1022
+    rng = np.random.default_rng(700 + k)
+    for m, n in ((1, 1), (2, 3), (3, 2), (4, 4)):
+        r = min(m, n)
+        d = [sig] + [sig * 2 ** int(rng.integers(0, 3)) for _ in range(r - 1)]
+        W = np.zeros((m, n))
+        pm, pn = rng.permutation(m), rng.permutation(n)
+        for l in range(r):
+            W[pm[l], pn[l]] = float(d[l]) * float(rng.choice([-1.0, 1.0]))
+        assert all(Fraction(float(x)) == x for x in d)
+        spec = KnownSpectrum(Fraction(1), d, r)
+        for mode in ("fast", "tight", "gram", "auto"):
+            check_known(enclose_singular_values(W, mode=mode), spec, ("dense", mode, k))
+        # products: A = P diag(a), B = P' diag(b) with a·b = d, both factors normal (exact scaling)
+        a = [Fraction(2) ** -511 * (x / sig) * top for x in d]
+        b = [x / y for x, y in zip(d, a)]
+        A, B = np.zeros((m, r)), np.zeros((n, r))
+        for l in range(r):
+            A[pm[l], l], B[pn[l], l] = float(a[l]), float(b[l])
+        assert all(Fraction(float(x)) == x for x in a + b)
+        for mode in ("auto", "fast", "gram"):
+            (enc,) = enclose_singular_values_of_products([A], [B], mode=mode)
+            check_known(enc, spec, ("product", mode, k))
