@@ -310,7 +310,33 @@ def theorem_g_ends_ok(lam: float, a: Fraction, b: Fraction, e: Fraction, t: int,
     return lo_ok and hi_ok
 
 
+def _theorem_g_tight_case(rng):
+    """α, β + e zero or a few units of 2⁻⁵³ / 2⁻¹⁰⁷⁴ (no slack from them), λ of full mantissa near powers of
+    four, and scales that put the ends just above, at or below 2⁻¹⁰²² or deep in the subnormals."""
+    k = int(rng.integers(1, 7))
+    lam = np.ldexp(rng.uniform(1, 4, k), 2 * rng.integers(-3, 4, k))
+    if rng.random() < 0.3:
+        lam = np.ldexp(1.0 + rng.integers(-4, 5, k) * 2.0**-52, 2 * rng.integers(-3, 4, k))
+    a = Fraction(int(rng.choice([0, 0, 1, 3])), 2**53)
+    b = Fraction(int(rng.choice([0, 0, 1, 7])), 2**1074)
+    e = Fraction(int(rng.choice([0, 0, 1])), 2**1074)
+    t = int(rng.choice([0, -1022, -1023, -1021, -1024, -1030, -1050, -1060, -1070, -1073, 1000]))
+    if rng.random() < 0.5:  # σ within a few ulps of 2⁻¹⁰²² after scaling: balls straddling the normal range
+        j = int(rng.integers(-3, 4))
+        lam = np.ldexp(1.0 + rng.integers(-12, 6, k) * 2.0**-52, 2 * j)
+        a = Fraction(int(rng.integers(0, 9)), 2**53)
+        if rng.random() < 0.4:  # wide balls: the lower end deep in the subnormals, the upper one normal
+            a = Fraction(float(rng.uniform(0.3, 1))) * (1 - Fraction(1, 2**60))
+        t = -1022 - j
+    elif rng.random() < 0.3:  # c just below λ₍₁₎: ℓ₁ tiny (its end subnormal after scaling), h₁ normal
+        b = Fraction(float(np.max(lam))) * (1 - Fraction(1, 2 ** int(rng.integers(1, 80))))
+        t = int(rng.choice([-1022, -1021, -1020, -1000]))
+    return lam, a, b, e, t
+
+
 def _theorem_g_case(rng):
+    if rng.random() < 0.4:
+        return _theorem_g_tight_case(rng)
     k = int(rng.integers(1, 7))
     lam = rng.uniform(-0.1, 2, k) * np.ldexp(1.0, rng.integers(-80, 3, k))
     how = rng.random()
