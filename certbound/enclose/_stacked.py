@@ -38,6 +38,7 @@ __all__ = [
     "gamma_upper",
     "norm2_upper",
     "abs_product_norm2_upper",
+    "abs_gram_norm2_upper",
     "gram_deviation_upper",
     "residual_norm_upper",
 ]
@@ -118,6 +119,37 @@ def abs_product_norm2_upper(
     return np.where(np.isfinite(out), out, _INF)
 
 
+def abs_gram_norm2_upper(aX: np.ndarray) -> np.ndarray:
+    """Per-slice upper bounds on ``‖ |X|ᵀ|X| ‖₂`` for a stack |X| (h, m, r) (Lemma 3.1's chain).
+
+    N = |X|ᵀ|X| is symmetric and nonnegative, so ``‖N‖₂ ≤ ‖N‖_∞ =
+    max_j (|X|ᵀ(|X|𝟙))_j`` (F4 with ‖N‖₁ = ‖N‖_∞): one chain of two
+    nonnegative matrix–vector products bounded upward by Lemma 2.2 — half
+    of :func:`abs_product_norm2_upper`'s work, and never larger than its
+    ``√(‖N‖₁‖N‖_∞)`` (proofs/enclosure.md §3, Lemma 3.1; §10).
+
+    Parameters
+    ----------
+    aX : ndarray, shape (h, m, r)
+        The entrywise absolute values |X| (already taken).
+
+    Returns
+    -------
+    ndarray, shape (h,)
+        Float upper bounds (+∞ where a step overflowed).
+
+    >>> float(abs_gram_norm2_upper(np.ones((1, 3, 2)))[0]) >= 6.0   # ‖𝟙𝟙ᵀ‖₂ = 6 for the 3×2 ones
+    True
+    """
+    h, m, r = aX.shape
+    if m == 0 or r == 0:
+        return np.zeros(h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = _mv(aX, np.ones((h, r)))  # ≥ |X|𝟙
+        out = np.max(_mv(aX.transpose(0, 2, 1), v), axis=1)  # ≥ max_j (|X|ᵀ|X|𝟙)_j
+    return np.where(np.isfinite(out), out, _INF)
+
+
 def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
     """Per-slice upper bounds on ``‖X_hᵀX_h − I‖₂`` for a stack X (h, m, r) (Lemma 3.1).
 
@@ -134,7 +166,7 @@ def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
     G[:, idx, idx] -= 1.0  # exact by Sterbenz where ok
     aX = np.abs(X)
     with np.errstate(over="ignore", invalid="ignore"):
-        err = up(gamma_upper(m) * abs_product_norm2_upper(aX.transpose(0, 2, 1), None, aX))
+        err = up(gamma_upper(m) * abs_gram_norm2_upper(aX))
         out = up(up(norm2_upper(G) + err) + up(2.0 * m * r * ETA))
     return np.where(ok & np.isfinite(out), out, _INF)
 

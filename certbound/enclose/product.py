@@ -35,10 +35,12 @@ True
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
 from flint import arb
+from scipy.linalg.lapack import dtrtri as _dtrtri
 
 from certbound._blas import single_threaded
 from certbound.ball import float_lower, float_upper, under_float_model, working_precision
@@ -138,7 +140,7 @@ def enclose_singular_values_of_products(
         if A.shape[1] != B.shape[1]:
             raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape} (W = A @ B.T)")
         shape = (A.shape[0], B.shape[0])
-        if min(shape) == 0 or A.shape[1] == 0 or not np.any(A) or not np.any(B):
+        if min(shape) == 0 or A.shape[1] == 0 or not _has_nonzero(A) or not _has_nonzero(B):
             out[i] = _zero_enclosure(shape)
             continue
         groups.setdefault((A.shape, B.shape), []).append((i, A, B))
@@ -159,6 +161,11 @@ def enclose_singular_values_of_products(
             for i, enc in zip(idx, done):
                 out[i] = enc
     return out  # type: ignore[return-value]
+
+
+def _has_nonzero(F: np.ndarray) -> bool:
+    """``bool(np.any(F))`` for a nonempty array, without a pass over F when its first entry is nonzero."""
+    return bool(F.flat[0] != 0) or bool(np.any(F))
 
 
 def _scaled_stack(Fs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,7 +202,24 @@ def _sqrt_product_bounds(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _core_fast_stacked(C: np.ndarray, dC: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Theorem R for every core at once (fast mode): (lower, upper, ok, e); e includes dC (Weyl)."""
+    """Theorem R for every core at once (fast mode; proofs/enclosure.md §1, §10).
+
+    Parameters
+    ----------
+    C : ndarray, shape (h, p, q)
+        The float cores ``fl(R_A R_Bᵀ)``.
+    dC : ndarray, shape (h,)
+        Float upper bounds on ``‖fl(C) − C‖₂`` (added to the residual: Weyl).
+
+    Returns
+    -------
+    lower, upper : ndarrays (h, min(p, q))
+        Float bounds on the σᵢ of the exact cores (valid where ``ok``).
+    ok : ndarray (h,) of bool
+        Where the certificate succeeded.
+    e : ndarray (h,)
+        The residual bounds used (including dC).
+    """
     h, p, q = C.shape
     k = min(p, q)
     try:
@@ -205,8 +229,12 @@ def _core_fast_stacked(C: np.ndarray, dC: np.ndarray) -> tuple[np.ndarray, np.nd
     finite = np.all(np.isfinite(U.reshape(h, -1)), axis=1) & np.all(np.isfinite(Vt.reshape(h, -1)), axis=1) & \
         np.all(np.isfinite(s), axis=1)
     V = Vt.transpose(0, 2, 1)
-    al = _stacked.gram_deviation_upper(U)
-    be = _stacked.gram_deviation_upper(V)
+    if p == q:  # ‖UᵀU − I‖₂ and ‖VᵀV − I‖₂ as one stack of 2h slices (each as on its own, §10)
+        g = _stacked.gram_deviation_upper(np.concatenate([U, V]))
+        al, be = g[:h], g[h:]
+    else:
+        al = _stacked.gram_deviation_upper(U)
+        be = _stacked.gram_deviation_upper(V)
     e = up(_stacked.residual_norm_upper(C, U, s, V) + dC)
     ok = finite & (al < 1) & (be < 1) & np.isfinite(e)
     s = -np.sort(-np.abs(s), axis=1)  # Theorem R uses the sorted |sᵢ|
@@ -289,19 +317,59 @@ def _certify_stack(As: list[np.ndarray], Bs: list[np.ndarray], mode: str) -> lis
 GRAM_FACTOR_MAX_ALPHA = 2.0**-33
 
 
+@functools.lru_cache(maxsize=None)
+def _gram_underflow_upper(m: int, d: int) -> float:
+    """A float ≥ 2mdη: the underflow part of ‖AᵀA − fl(AᵀA)‖₂ for an m×d factor (§11)."""
+    with working_precision():
+        return float_upper(2 * m * d * arb(ETA))
+
+
+@functools.lru_cache(maxsize=None)
+def _core_underflow_upper(d: int, dA: int, dB: int) -> float:
+    """A float ≥ 2dη√(d_A d_B): the underflow part of ‖fl(R_A R_Bᵀ) − R_A R_Bᵀ‖₂ (§6)."""
+    with working_precision():
+        return float_upper(2 * d * arb(ETA) * arb(dA * dB).sqrt())
+
+
+def _upper_triangular_inverses(R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float approximations X ≈ R⁻¹ for a stack of upper triangular R, and a flag per slice (LAPACK dtrtri).
+
+    Any X serves Lemma 11.1 (δ ≥ ‖I − XR‖₂ is computed for the X returned);
+    a slice whose R has a zero diagonal entry is flagged False.
+    """
+    h, d, _ = R.shape
+    X = np.empty_like(R)
+    ok = np.ones(h, dtype=bool)
+    for j in range(h):
+        inv, info = _dtrtri(R[j], lower=0)  # R[j] (a transposed C-ordered L) is already column-major
+        ok[j] = info == 0
+        X[j] = inv if info == 0 else 0.0
+    return X, ok
+
+
 def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """R with S = Q R, Q := S R⁻¹ exactly, and α ≥ ‖QᵀQ − I‖₂ per slice (Lemma 11.1); α = ∞ on failure."""
+    """Gram factors of a stack of factors (Lemma 11.1, proofs/enclosure.md §11).
+
+    Parameters
+    ----------
+    S : ndarray, shape (h, m, d)
+        Exact float64 factors (already power-of-two scaled), one per slice.
+
+    Returns
+    -------
+    R : ndarray, shape (h, d, d)
+        Upper triangular float matrices; ``Q := S_j R_j⁻¹`` (exact, never
+        formed) gives ``S_j = Q R_j`` exactly.
+    alpha : ndarray, shape (h,)
+        Float upper bounds on ``‖QᵀQ − I‖₂`` per slice; +∞ where the
+        certificate fails (Cholesky or inversion fails, δ ≥ 1, overflow).
+    """
     h, m, d = S.shape
     G = np.stack([F.T @ F for F in S])  # syrk per slice; each entry one rounded dot product
     G = np.tril(G) + np.tril(G, -1).transpose(0, 2, 1)  # symmetric as used (Cholesky reads the lower part)
     aS = np.abs(S)
-    with working_precision():
-        c_g = float_upper(2 * m * d * arb(ETA))
     with np.errstate(over="ignore", invalid="ignore"):
-        errG = up(up(_stacked.gamma_upper(m) * _stacked.abs_product_norm2_upper(aS.transpose(0, 2, 1), None, aS))
-                  + c_g)
-    alpha = np.full(h, np.inf)
-    R = np.zeros((h, d, d))
+        errG = up(up(_stacked.gamma_upper(m) * _stacked.abs_gram_norm2_upper(aS)) + _gram_underflow_upper(m, d))
     ok = np.ones(h, dtype=bool)
     try:
         L = np.linalg.cholesky(G)
@@ -313,15 +381,14 @@ def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             except np.linalg.LinAlgError:
                 ok[j] = False
                 L[j] = np.eye(d)
-    try:
-        X = np.linalg.inv(L.transpose(0, 2, 1))  # X ≈ R⁻¹ (any matrix would do)
-    except np.linalg.LinAlgError:
-        return R, alpha
     R = L.transpose(0, 2, 1)
+    X, inverted = _upper_triangular_inverses(R)  # X ≈ R⁻¹ (any matrix would do)
+    ok &= inverted
     with np.errstate(over="ignore", invalid="ignore"):
-        eRR = _stacked.residual_norm_upper(G, L, np.ones((h, d)), L)  # ‖Ĝ − RᵀR‖₂
-        I = np.broadcast_to(np.eye(d), (h, d, d))
-        delta = _stacked.residual_norm_upper(I, X, np.ones((h, d)), L)  # ‖I − X R‖₂
+        # ‖Ĝ − RᵀR‖₂ = ‖Ĝ − L·Lᵀ‖₂ and δ ≥ ‖I − X R‖₂ = ‖I − X·Lᵀ‖₂: both Lemma 3.2 with Y = L.
+        ones = np.ones((h, d))
+        eRR = _stacked.residual_norm_upper(G, L, ones, L)
+        delta = _stacked.residual_norm_upper(np.broadcast_to(np.eye(d), (h, d, d)), X, ones, L)
         ok &= np.isfinite(delta) & (delta < 1)
         rinv = up(_stacked.norm2_upper(X) / down(1.0 - np.where(ok, delta, 0.0)))  # ≥ ‖R⁻¹‖₂
         a = up(up(rinv * rinv) * up(errG + eRR))
@@ -330,7 +397,20 @@ def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray]) -> list[SingularValueEnclosure | None]:
-    """Lemma P-G for h same-shaped products: None where it fails or misses :data:`GRAM_FACTOR_MAX_ALPHA`."""
+    """Lemma P-G for h same-shaped products (proofs/enclosure.md §11, evaluated as in §10).
+
+    Parameters
+    ----------
+    As, Bs : lists of h ndarrays, m×d and n×d
+        Exact float64 factors with nonzero entries somewhere, same shapes within each list.
+
+    Returns
+    -------
+    list of SingularValueEnclosure or None
+        None where the route fails or misses :data:`GRAM_FACTOR_MAX_ALPHA`
+        (the caller takes the QR route of Lemma P for those).
+
+    """
     h = len(As)
     m, d = As[0].shape
     n = Bs[0].shape[0]
@@ -338,31 +418,80 @@ def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray]) -> list[Sing
         return [None] * h  # the factors cannot have full column rank
     shape = (m, n)
     k = min(m, n)
+    # One stack per side: stacking A and B together (2h slices) was measured slower (12 heads of
+    # 384×32: a 2.4 MB stack and its temporaries leave the 1 MB L2 cache).
     SA, ea, exa = _scaled_stack(As)
     SB, eb, exb = _scaled_stack(Bs)
     RA, alA = _gram_factor_stack(SA)
     RB, alB = _gram_factor_stack(SB)
     # Inexact scaling (subnormals rounded) is left to the QR route.
     use = exa & exb & (alA <= GRAM_FACTOR_MAX_ALPHA) & (alB <= GRAM_FACTOR_MAX_ALPHA)
-    out: list[SingularValueEnclosure | None] = [None] * h
     if not np.any(use):
-        return out
-    with working_precision():
-        dC_const = float_upper(2 * d * arb(ETA) * arb(d * d).sqrt())
+        return [None] * h
     with np.errstate(over="ignore", invalid="ignore"):
         C = np.matmul(RA, RB.transpose(0, 2, 1))
         dC = up(up(_stacked.gamma_upper(d) * _stacked.abs_product_norm2_upper(
-            np.abs(RA), None, np.abs(RB).transpose(0, 2, 1))) + dC_const)
+            np.abs(RA), None, np.abs(RB).transpose(0, 2, 1))) + _core_underflow_upper(d, d, d))
     lo_c, hi_c, ok_c, e_c = _core_fast_stacked(C, dC)
     dn, upf = _sqrt_product_bounds(np.where(use, alA, 0.0), np.where(use, alB, 0.0))
-    for j in np.flatnonzero(use & ok_c):
-        with np.errstate(over="ignore", invalid="ignore"):
-            lo = np.maximum(down(lo_c[j] * dn[j]), 0.0)
-            hi = up(hi_c[j] * upf[j])
-            resid = float(up(float(e_c[j]) * upf[j]))
-        out[j] = _finish(shape, k, d, lo, hi, -int(ea[j] + eb[j]), float(alA[j]), float(alB[j]), resid,
-                         mode="product")
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = np.maximum(down(lo_c * dn[:, None]), 0.0)
+        hi = up(hi_c * upf[:, None])
+        resid = up(e_c * upf)
+    sel = np.flatnonzero(use & ok_c)
+    out: list[SingularValueEnclosure | None] = [None] * h
+    for j, enc in zip(sel.tolist(), _finish_stack(shape, k, d, lo[sel], hi[sel], -(ea[sel] + eb[sel]),
+                                                  alA[sel], alB[sel], resid[sel])):
+        out[j] = enc
     return out
+
+
+def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarray, t: np.ndarray,
+                  alA: np.ndarray, alB: np.ndarray, resid: np.ndarray) -> list[SingularValueEnclosure]:
+    """:func:`_finish` for a stack of products of one shape, the float work vectorised.
+
+    Parameters
+    ----------
+    shape : (m, n) of every product; ``k = min(m, n)``; r : structural rank bound.
+    lo, hi : ndarrays (h, r)
+        Float bounds on the σᵢ of the scaled products.
+    t : ndarray (h,) of int
+        Exponents: the products' values are 2^t times the scaled ones.
+    alA, alB, resid : ndarrays (h,)
+        The certificate's α_A, α_B and residual (scaled units) per product.
+
+    Returns
+    -------
+    list of h SingularValueEnclosure, as :func:`_finish` returns them one by one.
+    """
+    h = lo.shape[0]
+    if h == 0:
+        return []
+    t = np.asarray(t, dtype=np.int64)
+    with np.errstate(over="ignore", under="ignore"):
+        lo2, hi2 = np.ldexp(lo, t[:, None]), np.ldexp(hi, t[:, None])
+    finite = np.all(np.isfinite(hi), axis=1)
+    # As in _finish: lower ends need fl > 2⁻¹⁰²² (strict), upper ends fl ≥ 2⁻¹⁰²².
+    exact = (np.all(np.isfinite(hi2), axis=1) & np.all((lo == 0) | (np.abs(lo2) > _MIN_NORMAL), axis=1)
+             & np.all((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL), axis=1))
+    z = np.zeros((h, k - r))
+    lo2, hi2 = np.concatenate([lo2, z], axis=1), np.concatenate([hi2, z], axis=1)
+    out = []
+    with working_precision():
+        for j, tj in enumerate(t.tolist()):
+            if not finite[j] or not exact[j]:
+                out.append(_finish(shape, k, r, lo[j], hi[j], tj, float(alA[j]), float(alB[j]), float(resid[j])))
+                continue
+            out.append(_build_from_bounds(shape, lo2[j], hi2[j], "product", arb(float(alA[j])), arb(float(alB[j])),
+                                          arb(float(resid[j])) * _pow2(tj), rank_upper=r))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _pow2(t: int) -> arb:
+    """The exact ball 2^t."""
+    with working_precision():
+        return arb(2) ** t
 
 
 def _finish(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarray, t: int,
@@ -375,8 +504,10 @@ def _finish(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarr
             return trivial_enclosure(shape, "non-finite bound of the product certificate", r)
         with np.errstate(over="ignore", under="ignore"):
             lo2, hi2 = np.ldexp(lo, t), np.ldexp(hi, t)
-        # ldexp is exact when the result is a normal float (or 0 from 0).
-        exact = (np.all(np.isfinite(hi2)) and np.all((lo == 0) | (np.abs(lo2) >= _MIN_NORMAL))
+        # ldexp is exact when the exact result is a normal float (or 0 from 0): an upper end ≥ 2⁻¹⁰²² is
+        # at least the exact one; a lower end needs fl > 2⁻¹⁰²² (a tie below 2⁻¹⁰²² rounds up to it:
+        # proofs/coq/TheoremRFloat.v, ldexp_tie_counterexample).
+        exact = (np.all(np.isfinite(hi2)) and np.all((lo == 0) | (np.abs(lo2) > _MIN_NORMAL))
                  and np.all((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL)))
         if exact:
             z = np.zeros(k - r)

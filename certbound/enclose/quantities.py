@@ -394,18 +394,31 @@ def norm_21_of_products(As: Any, Bs: Any) -> list[arb]:
         B = as_exact_float64_matrix(B, "B")
         m, d = A.shape
         n = B.shape[0]
-        if B.shape[1] == d and m and n and d and d * (m + n) <= m * n and _safe_scale(A) and _safe_scale(B):
+        if B.shape[1] == d and m and n and d and d * (m + n) <= m * n:
             groups.setdefault((A.shape, B.shape), []).append((i, A, B))
         else:
             out[i] = norm_21_of_product(A, B)
     for (sa, sb), items in groups.items():
-        # Stacks of about _STACK_BYTES: larger ones run slower (every elementwise step leaves the cache).
+        # Stacks of about _STACK_BYTES (larger ones run slower: every elementwise step
+        # leaves the cache), split into equal parts.
         step = max(1, _STACK_BYTES // (8 * (sa[0] + sb[0]) * sa[1]))
+        parts = -(-len(items) // step)
+        step = -(-len(items) // parts)
         for c in range(0, len(items), step):
             part = items[c:c + step]
-            res = _norm_21_of_product_gram_stack(np.stack([t[1] for t in part]), np.stack([t[2] for t in part]))
+            SA, SB = np.stack([t[1] for t in part]), np.stack([t[2] for t in part])
+            # The stacked route needs safe scales (as _product_norm's unscaled evaluation).
+            safe = _safe_scale_stack(SA) & _safe_scale_stack(SB)
+            if not np.all(safe):
+                keep = np.flatnonzero(safe)
+                for j in np.flatnonzero(~safe).tolist():
+                    out[part[j][0]] = norm_21_of_product(part[j][1], part[j][2])
+                part, SA, SB = [part[j] for j in keep.tolist()], SA[keep], SB[keep]
+                if not part:
+                    continue
+            res = _norm_21_of_product_gram_stack(SA, SB)
             for (i, A, B), r in zip(part, res):
-                out[i] = norm_21_of_product(A, B) if r is None else nonnegative_interval(r, r)
+                out[i] = norm_21_of_product(A, B) if r is None else r
     return out  # type: ignore[return-value]
 
 
@@ -414,10 +427,13 @@ def norm_21_of_products(As: Any, Bs: Any) -> list[arb]:
 _STACK_BYTES = 1 << 21
 
 
-def _safe_scale(F: np.ndarray) -> bool:
-    """True when max|F| is nonzero with binary exponent inside ±_SAFE_FACTOR_EXPONENT (as :func:`_product_norm`)."""
-    mx = float(np.max(np.abs(F)))
-    return mx > 0 and abs(math.frexp(mx)[1]) <= _SAFE_FACTOR_EXPONENT
+def _safe_scale_stack(S: np.ndarray) -> np.ndarray:
+    """Per slice of S (h, p, q): max|S_j| nonzero with binary exponent inside ±_SAFE_FACTOR_EXPONENT.
+
+    The test :func:`_product_norm` makes before its unscaled evaluation, vectorised.
+    """
+    mx = np.maximum(S.max(axis=(1, 2)), -S.min(axis=(1, 2)))
+    return (mx > 0) & (np.abs(np.frexp(mx)[1]) <= _SAFE_FACTOR_EXPONENT)
 
 
 #: Factor scales (binary exponents of max|A| and of max|B|) inside which no float
@@ -443,7 +459,7 @@ def _product_norm(A: np.ndarray, B: np.ndarray, unscaled: Any, columns_factor: a
     if max(abs(ea), abs(eb)) <= _SAFE_FACTOR_EXPONENT:
         out = unscaled(A, B)
         if out.is_finite():
-            return nonnegative_interval(out, out)
+            return out if out.lower() >= 0 else nonnegative_interval(out, out)
     As, a, exa = power_of_two_scaling(A)
     Bs, b, exb = power_of_two_scaling(B)
     quanta = arb(0) if exa and exb else arb(5 * A.shape[1]) * columns_factor
@@ -505,13 +521,27 @@ def _norm_21_of_product_gram(A: np.ndarray, B: np.ndarray) -> arb | None:
 
 
 def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | None]:
-    """:func:`_norm_21_of_product_gram` for stacks A (h, m, d), B (h, n, d), m, n, d ≥ 1: one ball (or None) per slice.
+    """:func:`_norm_21_of_product_gram` for a stack of products, one ball (or None) per slice.
 
     Each stacked step is, per slice, the evaluation Lemma 8.1 describes (a
     rounded product or sum in some order: proofs/enclosure.md §8, "Batched");
-    c₀ (which depends on β) and the final sums are per slice, as in the single case.
+    c₀ (which depends on β) is bounded per slice in floats rounded upward,
+    and the two final sums are taken per slice in Arb, as in the single case.
+
+    Parameters
+    ----------
+    A : ndarray, shape (h, m, d)
+    B : ndarray, shape (h, n, d)
+        Exact float64 factors, m, n, d ≥ 1 (slice j is the product A_j B_jᵀ).
+
+    Returns
+    -------
+    list of arb or None
+        Per slice a nonnegative ball containing ``‖A_j B_jᵀ‖_{2,1}``, or None
+        where a float step overflowed (the caller then takes another route).
     """
     h, m, d = A.shape
+    n = B.shape[1]
     inflate = fperror._inflate
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         # Ĝ: each entry one dot product of length m (Lemma 2.1). Per slice, so that
@@ -522,33 +552,87 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
         # q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|, t_j ≈ b_jᵀ Ĝ b_j
         q = inflate(np.einsum("hij,hij->hi", inflate(np.matmul(aB, K_up), d), aB), d)
         t = np.einsum("hij,hij->hi", np.matmul(B, G), B)
-        beta = aB.max(axis=(1, 2)).tolist()
-    with working_precision():
-        gd, gm = fperror.gamma(d), fperror.gamma(m)
-        c1f = float_upper(gm + (2 * gd + gd * gd) * (1 + gm))
-        eta = arb(fperror.ETA)
-        c0f = np.empty((h, 1))
-        for j, b in enumerate(beta):
-            bv = arb_from_float(b)
-            c0f[j, 0] = float_upper(2 * m * eta * (d * bv) ** 2 * (1 + gd) ** 2 + 2 * d * d * bv * eta * (1 + gd)
-                                    + 2 * d * eta)
-    with np.errstate(over="ignore", invalid="ignore"):
+        c1f = _lemma81_constants(m, d)[0]
+        c0f = _lemma81_c0_upper(m, d, aB.max(axis=(1, 2)))[:, None]
         # e_j ≥ c₁q_j + c₀: one rounded product, then one sum of two nonnegative floats.
         e = inflate(inflate(c1f * q, 1) + c0f, 1)
         hi = np.sqrt(np.maximum(t, 0.0) + e)  # ‖A b_j‖ ≤ hi_j·(1 + 2u)
         lo = np.sqrt(np.maximum(t - e, 0.0))  # ‖A b_j‖ ≥ lo_j·(1 − 2u)
-    finite = (np.isfinite(hi).all(axis=1) & np.isfinite(lo).all(axis=1)).tolist()
+        s_hi, s_lo = hi.sum(axis=1), lo.sum(axis=1)  # any order (fperror.sum_nonneg_upper/lower)
+    finite = (np.isfinite(hi).all(axis=1) & np.isfinite(lo).all(axis=1) & np.isfinite(c0f[:, 0])
+              & np.isfinite(s_hi)).tolist()
+    f_lo, f_hi = _lemma81_sum_factors(n)
     out: list[arb | None] = []
     with working_precision():
-        u2 = 2 * arb(fperror.UNIT_ROUNDOFF)
-        for j in range(h):
+        for j, (a, b) in enumerate(zip(s_lo.tolist(), s_hi.tolist())):
             if not finite[j]:
                 out.append(None)
                 continue
-            low = (fperror.sum_nonneg_lower(lo[j]) * (1 - u2)).lower()
-            up = (fperror.sum_nonneg_upper(hi[j]) * (1 + u2)).upper()
-            out.append((low if low > 0 else arb(0)).union(up))
+            low = (arb(a) * f_lo).lower()
+            up = (arb(b) * f_hi).upper()
+            ball = low.union(up) if low > 0 else None
+            out.append(ball if ball is not None and ball.lower() >= 0 else nonnegative_interval(low, up))
     return out
+
+
+def _lemma81_c0_upper(m: int, d: int, beta: np.ndarray) -> np.ndarray:
+    """Floats ≥ Lemma 8.1's c₀ = 2mη(dβ)²(1+γ_d)² + 2d²βη(1+γ_d) + 2dη, one per β (proofs/enclosure.md §8).
+
+    c₀ = η·K with K = 2m(dβ)²(1+γ_d)² + 2d²β(1+γ_d) + 2d. Every float step
+    on nonnegative operands is moved one float up (Lemma 10.1), the
+    constants 1+γ_d and (1+γ_d)² are floats above them, so each
+    intermediate bounds its exact counterpart from above; the last step is
+    the one multiplication by η = 2⁻¹⁰⁷⁴ (a subnormal result: Lemma 10.1
+    needs no normality). +∞ (or NaN) where a step overflows.
+
+    Parameters
+    ----------
+    m, d : int
+        The factor shape (A is m×d).
+    beta : ndarray
+        Floats β = max|b_jl| ≥ 0, one per product.
+
+    Returns
+    -------
+    ndarray
+        Float upper bounds on c₀, shape of ``beta``.
+
+    >>> float(_lemma81_c0_upper(4, 2, np.array([1.0]))[0]) > 0
+    True
+    """
+    _, g1, g2 = _lemma81_constants(m, d)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        beta = np.asarray(beta, dtype=np.float64)
+        db = _up(d * beta)
+        K = _up(_up(_up(_up(_up(db * db) * (2.0 * m)) * g2) + _up(_up(beta * (2.0 * d * d)) * g1)) + 2.0 * d)
+        return _up(K * fperror.ETA)
+
+
+def _up(x: np.ndarray) -> np.ndarray:
+    """One float toward +∞ (Lemma 10.1: bounds the exact result of the operation that gave x)."""
+    return np.nextafter(x, np.inf)
+
+
+@functools.lru_cache(maxsize=None)
+def _lemma81_constants(m: int, d: int) -> tuple[float, float, float]:
+    """Floats ≥ c₁ = γ_m + (2γ_d + γ_d²)(1 + γ_m), ≥ 1 + γ_d and ≥ (1 + γ_d)² (Lemma 8.1)."""
+    with working_precision():
+        gd, gm = fperror.gamma(d), fperror.gamma(m)
+        return float_upper(gm + (2 * gd + gd * gd) * (1 + gm)), float_upper(1 + gd), float_upper((1 + gd) ** 2)
+
+
+@functools.lru_cache(maxsize=None)
+def _lemma81_sum_factors(n: int) -> tuple[arb, arb]:
+    """Balls for (1 − 2u)/(1 + γ_n) and (1 + 2u)/(1 − γ_n): the n-term sums of Lemma 8.1 finished.
+
+    Σⱼ of n nonnegative floats lies in [fl(Σ)/(1 + γ_{n−1}), fl(Σ)/(1 − γ_{n−1})]
+    (any order: Lemma 2.2's sum version, as ``fperror.sum_nonneg_lower/upper``), and
+    each column bound carries the factor 1 ∓ 2u of Lemma 8.1's square roots.
+    """
+    with working_precision():
+        u2 = 2 * arb(fperror.UNIT_ROUNDOFF)
+        g = fperror.gamma(max(n, 1))  # γ_n ≥ γ_{n−1}, as the sum_nonneg_* functions use
+        return (1 - u2) / (1 + g), (1 + u2) / (1 - g)
 
 
 @under_float_model
