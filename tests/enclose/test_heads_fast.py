@@ -167,3 +167,36 @@ def test_finish_stack_equals_one_by_one_finish():
     hi[3, 0] = np.inf
     with pytest.warns(CertificateWarning):
         assert not P._finish_stack((9, 7), 7, 3, lo, hi, t, al, be, rs)[3].certified
+
+
+def _exact_norm_21(A: np.ndarray, B: np.ndarray) -> mpmath.mpf:
+    FA = [[Fraction(float(x)) for x in row] for row in A]
+    FB = [[Fraction(float(x)) for x in row] for row in B]
+    with mpmath.workprec(400):
+        total = mpmath.mpf(0)
+        for bj in FB:
+            col = [sum((a * b for a, b in zip(row, bj)), Fraction(0)) for row in FA]
+            c = sum((x * x for x in col), Fraction(0))
+            total += mpmath.sqrt(mpmath.mpf(c.numerator) / c.denominator)
+    return total
+
+
+def test_batched_norm_21_contains_exact_value_under_cancellation():
+    """Columns A b_j much shorter than |A||b_j|: t_j = b_jᵀĜb_j cancels, and only Lemma 8.1's e_j covers the error."""
+    rng = np.random.default_rng(12)
+    As, Bs = [], []
+    for k in range(4):
+        a, c = rng.standard_normal(12), rng.standard_normal(12)
+        A = np.stack([a, a + 2.0 ** (-18 - 4 * k) * c, rng.standard_normal(12)], axis=1)
+        B = np.stack([np.ones(10), -np.ones(10) + 2.0**-40 * rng.standard_normal(10), 2.0**-30 * rng.standard_normal(10)],
+                     axis=1)
+        As.append(A)
+        Bs.append(B)
+    got = Q.norm_21_of_products(As, Bs)
+    for A, B, g in zip(As, Bs, got):
+        v = _exact_norm_21(A, B)
+        lo, hi = Q.lower_fraction(g), Q.upper_fraction(g)
+        with mpmath.workprec(400):
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= v <= mpmath.mpf(hi.numerator) / hi.denominator
+        single = Q.norm_21_of_product(A, B)
+        assert Q.lower_fraction(single) == lo and Q.upper_fraction(single) == hi
