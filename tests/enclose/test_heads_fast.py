@@ -200,3 +200,17 @@ def test_batched_norm_21_contains_exact_value_under_cancellation():
             assert mpmath.mpf(lo.numerator) / lo.denominator <= v <= mpmath.mpf(hi.numerator) / hi.denominator
         single = Q.norm_21_of_product(A, B)
         assert Q.lower_fraction(single) == lo and Q.upper_fraction(single) == hi
+
+
+def test_finish_lower_end_below_the_exact_scaled_end_at_the_normal_boundary():
+    """lo = 1 − 2⁻⁵³, t = −1022: ldexp rounds the tie 2⁻¹⁰²² − 2⁻¹⁰⁷⁵ up to 2⁻¹⁰²²; the lower end must not."""
+    lo = np.array([1.5, 1.0 - 2.0**-53])  # the first end is normal after scaling: only the tie decides
+    hi = np.array([1.75, 1.0])
+    exact = [Fraction(float(x)) * Fraction(1, 2**1022) for x in lo]
+    one = P._finish((5, 4), 4, 2, lo, hi, -1022, 0.0, 0.0, 0.0)
+    (many,) = P._finish_stack((5, 4), 4, 2, lo[None], hi[None], np.array([-1022]), np.zeros(1), np.zeros(1),
+                              np.zeros(1))
+    for enc in (one, many):
+        for i in range(2):
+            assert Fraction(float(enc.lower[i])) <= exact[i]
+            assert Q.lower_fraction(enc.sigma[i]) <= exact[i]
