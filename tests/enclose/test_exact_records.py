@@ -125,8 +125,11 @@ def check_contains(ball, lo_value, hi_value, what) -> None:
 
 
 def check_spectral_quantities(enc: SingularValueEnclosure) -> None:
+    # σᵢ lies in its ball *and* in [lower[i], upper[i]] (both are the enclosure's contract): the
+    # quantities must contain their values on every spectrum in the intersection.
     ends = [_ball_ends(x) for x in enc.sigma]
-    los, his = [e[0] for e in ends], [e[1] for e in ends]
+    los = [max(e[0], Fraction(float(f))) for e, f in zip(ends, enc.lower)]
+    his = [min(e[1], Fraction(float(f))) if math.isfinite(f) else e[1] for e, f in zip(ends, enc.upper)]
     assert all(h is not None for h in his)
     with mpmath.workprec(PREC):
         # spectral norm: σ₁ ∈ its ball
@@ -379,3 +382,48 @@ def test_records_contain_known_values(monkeypatch):
 @pytest.mark.parametrize("seed", range(4))
 def test_records_contain_known_values_sweep(seed, monkeypatch):
     _check_records(5200 + seed, 200, monkeypatch, modes=("auto", "gram", "fast", "tight"))
+
+
+# ----------------------- repeated point values: every rounding of the power chain in one direction
+
+
+def _point_enclosure(v: float, n: int) -> SingularValueEnclosure:
+    with ball_mod.working_precision():
+        x = arb(v)
+    return SingularValueEnclosure(shape=(n, n), sigma=(x,) * n, lower=np.full(n, v), upper=np.full(n, v),
+                                  mode="fast", certified=True, alpha=arb(0), beta=arb(0), residual=arb(0),
+                                  rank=RankBounds(n if v > 0 else 0, n if v > 0 else 0))
+
+
+def _check_repeated(seed: int, cases: int) -> None:
+    # n equal σᵢ = v: the power chain rounds every term the same way, so a missing outward step is not
+    # averaged out by the sum. Decided exactly: for p = a/2^j, B ≥ n·v^p ⟺ (B/n)^(2^j) ≥ v^a.
+    rng = np.random.default_rng(seed)
+    dyadic = [Fraction(1, 2), Fraction(3, 4), Fraction(3, 2), Fraction(7, 4), Fraction(1, 4), Fraction(5, 8), 1, 2,
+              Fraction(3, 8), Fraction(15, 16), Fraction(255, 128)]
+    for _ in range(cases):
+        v = float(np.ldexp(rng.uniform(1, 2), int(rng.choice([0, 0, -3, 5, -40, -520, -1000, 300]))))
+        n = int(rng.choice([1, 2, 3, 5, 8, 64, 333]))
+        enc = _point_enclosure(v, n)
+        V = Fraction(v)
+        for p in dyadic:
+            q = Fraction(p)
+            a, j = q.numerator, q.denominator.bit_length() - 1
+            x = quantities.schatten_quantity(enc, p)
+            lo, hi = lower_fraction(x), upper_fraction(x)
+            target = V ** a
+            assert lo is None or lo <= 0 or (lo / n) ** (2**j) <= target, ("S_p lower end above", v, n, p, str(x))
+            assert hi is None or (hi / n) ** (2**j) >= target, ("S_p upper end below", v, n, p, str(x))
+        fro = quantities.frobenius_norm(enc)
+        lo, hi = lower_fraction(fro), upper_fraction(fro)
+        assert lo is None or lo <= 0 or lo * lo <= n * V * V, ("‖·‖_F lower end above", v, n, str(fro))
+        assert hi is None or hi * hi >= n * V * V, ("‖·‖_F upper end below", v, n, str(fro))
+
+
+def test_spectral_quantities_on_repeated_point_values():
+    _check_repeated(531, 150)
+
+
+@pytest.mark.slow
+def test_spectral_quantities_on_repeated_point_values_sweep():
+    _check_repeated(532, 5000)
