@@ -7,7 +7,8 @@
     code: [certbound/enclose/svd.py] ([theorem_r_float_bounds],
     [_theorem_r_factors]) and the same scalar step in
     [certbound/enclose/product.py] ([_sqrt_product_bounds],
-    [_core_fast_stacked], [_certify_stack], [_certify_stack_gram], [_finish]).
+    [_core_fast_stacked], [_certify_stack], [_certify_stack_gram], [_finish],
+    [_finish_stack]).
 
     The code's operation sequence, one rounding per numpy operation
     ([FPModel.fl]) and [np.nextafter] = Flocq's [succ]/[pred] ([OneStep.v]):
@@ -39,8 +40,10 @@
     lower path an overflow gives [-inf] (below the Flocq value, see
     [lower_end_any_below]), which the clamp turns into [0].
 
-    FINDING (the [ldexp] test of the LOWER ends).  [lo2 >= 2^-1022] does not
-    make [ldexp(lo, t)] exact: [ldexp_tie_counterexample] ([lo = 1 - 2^-53],
+    FINDING (the [ldexp] test of the LOWER ends).  [lo2 >= 2^-1022] (the
+    test of [svd.theorem_r_float_bounds]; [product._finish] and
+    [_finish_stack] test [> 2^-1022] since 65c2284) does not make
+    [ldexp(lo, t)] exact: [ldexp_tie_counterexample] ([lo = 1 - 2^-53],
     [t = -1022]: the tie [2^-1022 - 2^-1075] rounds up to [2^-1022]), so the
     reported lower end can exceed the proven one by [2^-1075].  Sound tests,
     proved below: [lo2 > 2^-1022] ([ldexp_lower_exact], as [ball.py]'s
