@@ -60,6 +60,7 @@ __all__ = [
     "decimal_lower",
     "decimal_upper",
     "ball_to_json",
+    "float_interval_to_json",
     "ball_from_json",
     "nonnegative_interval",
     "trivial_nonnegative",
@@ -516,7 +517,11 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
 def _ball_to_json_fractions(x: arb, digits: int) -> dict[str, Any]:
     """:func:`ball_to_json` through :func:`bounded_endpoints` (any ball; the reference for the fast path)."""
     lo, hi = bounded_endpoints(x)  # both endpoints from one exact (mid, rad) read
-    mid = float(x.mid()) if x.is_finite() else math.nan
+    return _json_of_ends(lo, hi, float(x.mid()) if x.is_finite() else math.nan, digits)
+
+
+def _json_of_ends(lo: Fraction | None, hi: Fraction | None, mid: float, digits: int) -> dict[str, Any]:
+    """The JSON form of the interval [lo, hi] (None: unbounded) whose nearest float to the midpoint is ``mid``."""
     plo, phi = lo, hi
     if math.isfinite(mid):
         # Nearest float to the midpoint: if it is outside [lo, hi], no float is inside
@@ -602,6 +607,65 @@ def _ball_to_json_exact_ends(x: arb, digits: int) -> dict[str, Any] | None:
         "mid": mid if math.isfinite(mid) else None,
         "exact": {"lower": _dyadic_json(lo), "upper": _dyadic_json(hi)},
     }
+
+
+def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, Any]:
+    """:func:`ball_to_json` of the interval ``[lo, hi]`` with float ends, straight from the floats.
+
+    The dict :func:`ball_to_json` gives for a ball whose exact ends are
+    ``lo`` and ``hi``: ``exact`` holds the two floats as dyadics (from
+    ``float.as_integer_ratio``, already in lowest terms), ``lower``/``upper``
+    their outward decimal roundings (the same routine), ``mid`` the float
+    nearest to (lo + hi)/2 — which lies in [lo, hi], so the printed ends are
+    never widened (proofs/enclosure.md §8, "JSON forms"). Used for the
+    quantities evaluated from float ends (Lemma 8.2): no Arb ball is formed.
+
+    Parameters
+    ----------
+    lo, hi : float
+        Finite floats, ``lo ≤ hi``.
+    digits : int
+        Significant digits of the decimal strings.
+
+    Returns
+    -------
+    dict
+        ``{"lower", "upper", "mid", "exact": {"lower", "upper"}}``.
+
+    Raises
+    ------
+    ValueError
+        If an end is not finite or ``lo > hi``.
+
+    >>> float_interval_to_json(0.25, 0.75)
+    {'lower': '0.25', 'upper': '0.75', 'mid': 0.5, 'exact': {'lower': '1*2^-2', 'upper': '3*2^-2'}}
+    >>> float_interval_to_json(0.1, 0.1) == ball_to_json(arb(0.1))
+    True
+    """
+    lo, hi = float(lo) + 0.0, float(hi) + 0.0  # + 0.0: −0.0 is 0
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"float_interval_to_json: [{lo!r}, {hi!r}] is not an interval with finite ends")
+    nl, dl = lo.as_integer_ratio()
+    nh, dh = hi.as_integer_ratio()
+    kl, kh = dl.bit_length() - 1, dh.bit_length() - 1
+    m = lo + hi  # correctly rounded; halving it is exact in the normal range (then it is the nearest float)
+    if _MID_TINY <= abs(m) <= _MID_HUGE:
+        mid = m * 0.5
+    elif m == 0:  # a float sum is 0 only when it is exactly 0 (lo = −hi)
+        mid = 0.0
+    else:  # near underflow or overflow: the exact midpoint rounded once
+        mid = float((Fraction(nl, dl) + Fraction(nh, dh)) / 2)
+    return {
+        "lower": _decimal_round_dyadic(nl, kl, digits, decimal.ROUND_FLOOR) if nl else "0",
+        "upper": _decimal_round_dyadic(nh, kh, digits, decimal.ROUND_CEILING) if nh else "0",
+        "mid": mid,
+        "exact": {"lower": f"{nl}*2^-{kl}" if kl else str(nl), "upper": f"{nh}*2^-{kh}" if kh else str(nh)},
+    }
+
+
+#: :func:`float_interval_to_json` halves fl(lo + hi) in floats when its magnitude is in this range:
+#: then both the sum and the halving stay normal and finite, and fl(lo+hi)/2 = fl((lo+hi)/2).
+_MID_TINY, _MID_HUGE = 2.0**-1020, 2.0**1020
 
 
 def _parse_dyadic(s: str) -> arb:

@@ -21,7 +21,7 @@ import functools
 import math
 import warnings
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple, Tuple, Union
 
 import numpy as np
 from flint import arb
@@ -52,6 +52,9 @@ __all__ = [
     "norm_21_of_products",
     "norm_11_of_product",
     "norms_and_schatten",
+    "norms_and_schatten_intervals",
+    "Interval",
+    "FLOAT_SCHATTEN_MAX_ROOTS",
     "as_arb_exponent",
 ]
 
@@ -92,8 +95,30 @@ def _exponent_of_string(p: str) -> arb:
         return arb(q.numerator) / q.denominator
 
 
+#: A spectral sum as :func:`norms_and_schatten_intervals` returns it: float ends ``(lo, hi)`` with
+#: ``lo ≤ value ≤ hi`` (Lemma 8.2), or an Arb ball where the float evaluation does not apply.
+Interval = Union[Tuple[float, float], arb]
+
+#: S_p with p = a/2^j (an exact dyadic) is evaluated from the float ends of the σᵢ (Lemma 8.2,
+#: proofs/enclosure.md §8) when j is at most this; other exponents go through Arb per σᵢ.
+FLOAT_SCHATTEN_MAX_ROOTS = 8
+
+
 def _pow_interval(x: arb, p: arb) -> arb:
-    """Ball containing ``{t^p : t ∈ x, t ≥ 0}`` for p > 0 (monotone in t)."""
+    """Ball containing ``{t^p : t ∈ x, t ≥ 0}`` for p > 0 (monotone in t): the per-σ Arb evaluation.
+
+    Parameters
+    ----------
+    x : arb
+        A ball for some t ≥ 0 (its negative part is ignored).
+    p : arb
+        The exponent, a ball > 0.
+
+    Returns
+    -------
+    arb
+        The hull of ``lower(x)^p`` and ``upper(x)^p`` (``0^p = 0``); ``[0, ∞]`` for an unbounded x.
+    """
     lo, hi = x.lower(), x.upper()
     if not hi.is_finite():
         return arb(0).union(arb.pos_inf())
@@ -102,82 +127,18 @@ def _pow_interval(x: arb, p: arb) -> arb:
     return lo_p.union(hi_p)
 
 
-def spectral_norm(enc: SingularValueEnclosure) -> arb:
-    """Ball containing ‖W‖₂ = σ₁ (0 for an empty matrix)."""
-    return enc.sigma[0] if enc.sigma else arb(0)
+def _dyadic_exponent(q: Fraction | None) -> tuple[int, int] | None:
+    """``(a, j)`` with ``q = a/2^j`` in lowest terms, for q ∈ (0, 2] with j ≤ FLOAT_SCHATTEN_MAX_ROOTS; else None.
 
-
-def frobenius_norm(enc: SingularValueEnclosure) -> arb:
-    """Ball containing ‖W‖_F = (Σσᵢ²)^{1/2}."""
-    with working_precision():
-        return _nonneg(arb_sum(_pow_interval(s, arb(2)) for s in enc.sigma)).sqrt()
-
-
-def nuclear_norm(enc: SingularValueEnclosure) -> arb:
-    """Ball containing the nuclear norm Σσᵢ."""
-    with working_precision():
-        return arb_sum(_pow_interval(s, arb(1)) for s in enc.sigma)
-
-
-def _nonneg(x: arb) -> arb:
-    # Intersect with [0, ∞): the true value is a sum of squares.
-    lo = x.lower()
-    return (lo if lo > 0 else arb(0)).union(x.upper())
-
-
-def schatten_quantity(enc: SingularValueEnclosure, p: Any) -> arb:
-    """Ball containing ``S_p(W) = Σᵢ σᵢ^p`` (p ∈ (0, 2]) or rank(W) (p = 0).
-
-    At p = 0 the result is the certified rank interval ``[rank.lower,
-    rank.upper]`` (never a float "numerical rank"); for p > 0 the sum over
-    nonzero σᵢ, evaluated on the enclosures (t ↦ t^p is increasing).
-
-    >>> import numpy as np
-    >>> from certbound.enclose import enclose_singular_values
-    >>> enc = enclose_singular_values(np.diag([4.0, 1.0]))
-    >>> schatten_quantity(enc, 0.5).contains(3)
-    True
+    >>> _dyadic_exponent(Fraction(3, 4)), _dyadic_exponent(Fraction(2)), _dyadic_exponent(Fraction(1, 3))
+    ((3, 2), (2, 0), None)
     """
-    pa = as_arb_exponent(p)
-    with working_precision():
-        if pa == 0:
-            return arb(enc.rank.lower).union(arb(enc.rank.upper))
-        if not (pa > 0 and pa <= 2):
-            raise ValueError(f"Schatten index p must be 0 or in (0, 2], got {p!r}")
-        return arb_sum(_pow_interval(s, pa) for s in enc.sigma)
-
-
-def norms_and_schatten(enc: SingularValueEnclosure, ps: Any) -> tuple[arb, arb, list[arb]]:
-    """``(frobenius_norm(enc), nuclear_norm(enc), [schatten_quantity(enc, p) for p in ps])``.
-
-    The same balls as the separate calls, each sum computed once: S_p for
-    exponents that are equal exact balls is shared, the nuclear norm is S₁
-    and the Frobenius norm is √S₂ (clamped at 0) — the very sums those
-    functions evaluate (proofs/enclosure.md §8).
-
-    >>> import numpy as np
-    >>> from certbound.enclose import enclose_singular_values
-    >>> enc = enclose_singular_values(np.diag([3.0, 4.0]))
-    >>> fro, nuc, (s1, s2) = norms_and_schatten(enc, ["1", 2])
-    >>> fro.contains(5), nuc.contains(7), s1.contains(7), s2.contains(25)
-    (True, True, True, True)
-    """
-    cache: dict[Fraction, arb] = {}
-
-    def s_p(pa: arb) -> arb:
-        key = _dyadic_key(pa)
-        if key is not None and key in cache:
-            return cache[key]
-        v = schatten_quantity(enc, pa)
-        if key is not None:
-            cache[key] = v
-        return v
-
-    out = [s_p(as_arb_exponent(p)) for p in ps]
-    with working_precision():
-        nuclear = s_p(arb(1))
-        fro = _nonneg(s_p(arb(2))).sqrt()
-    return fro, nuclear, out
+    if q is None or not 0 < q <= 2:
+        return None
+    j = q.denominator.bit_length() - 1
+    if q.denominator != 1 << j or j > FLOAT_SCHATTEN_MAX_ROOTS:
+        return None
+    return q.numerator, j
 
 
 def _dyadic_key(x: arb) -> Fraction | None:
@@ -188,17 +149,400 @@ def _dyadic_key(x: arb) -> Fraction | None:
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
+class _Exponent(NamedTuple):
+    """A validated Schatten index: the ball, its exact value and dyadic form (None if not exact / not dyadic)."""
+
+    ball: arb
+    key: Fraction | None
+    dyadic: tuple[int, int] | None
+    ident: tuple[int, int] | None  # (numerator, denominator) of key: a cheap dict key
+
+
+def _exponent(p: Any) -> _Exponent:
+    """p as an :class:`_Exponent` (cached for hashable p: records parse the same few for every matrix).
+
+    Raises ``ValueError`` unless p is 0 or in (0, 2].
+    """
+    if not isinstance(p, arb):
+        try:
+            return _exponent_cached(p)
+        except TypeError:  # unhashable
+            pass
+    return _make_exponent(p)
+
+
+def _make_exponent(p: Any) -> _Exponent:
+    pa = as_arb_exponent(p)
+    with working_precision():
+        if not (pa == 0 or (pa > 0 and pa <= 2)):
+            raise ValueError(f"Schatten index p must be 0 or in (0, 2], got {p!r}")
+    key = _dyadic_key(pa)
+    return _Exponent(pa, key, _dyadic_exponent(key), None if key is None else (key.numerator, key.denominator))
+
+
+_exponent_cached = functools.lru_cache(maxsize=256)(_make_exponent)
+_ONE, _TWO = _make_exponent(1), _make_exponent(2)
+
+
+def _step_down(x: np.ndarray) -> np.ndarray:
+    # pred(x), clamped at 0: every quantity bounded here is ≥ 0 (Lemma 10.1).
+    return np.maximum(np.nextafter(x, -np.inf), 0.0)
+
+
+def _step_up(x: np.ndarray) -> np.ndarray:
+    return np.nextafter(x, np.inf)
+
+
+def _directed_powers(lo: np.ndarray, hi: np.ndarray, a: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Floats ``L ≤ lo^p`` and ``H ≥ hi^p`` entrywise, ``p = a/2^j``, for float arrays 0 ≤ lo, hi (Lemma 8.2).
+
+    j square roots, then the a-th power by binary powering (square-and-multiply);
+    every operation is correctly rounded and followed by one step outward
+    (pred for L, clamped at 0; succ for H), so by Lemma 10.1 and monotonicity
+    each step keeps the bound (proofs/enclosure.md §8). An overflow shows as
+    an infinite H (the caller checks).
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        Nonnegative float arrays (lower and upper ends).
+    a : int
+        Numerator of p, ≥ 1.
+    j : int
+        Binary exponent of p's denominator, ≥ 0.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``L`` and ``H``; for p = 1 the inputs themselves.
+
+    >>> L, H = _directed_powers(np.array([4.0]), np.array([4.0]), 3, 1)   # 4^(3/2) = 8
+    >>> bool(L[0] <= 8 <= H[0]), bool(H[0] - L[0] < 1e-13)
+    (True, True)
+    """
+    for _ in range(j):
+        lo, hi = _step_down(np.sqrt(lo)), _step_up(np.sqrt(hi))
+    L: np.ndarray | None = None
+    H: np.ndarray | None = None
+    while True:
+        if a & 1:
+            L = lo if L is None else _step_down(L * lo)
+            H = hi if H is None else _step_up(H * hi)
+        a >>= 1
+        if not a:
+            assert L is not None and H is not None
+            return L, H
+        lo, hi = _step_down(lo * lo), _step_up(hi * hi)
+
+
+def _float_ends(enc: SingularValueEnclosure) -> tuple[np.ndarray, np.ndarray] | None:
+    """The float ends ``(lower, upper)`` of the σᵢ not proved 0 (upper end > 0); None unless they are usable.
+
+    Usable: finite, nonnegative, one pair per σᵢ (the enclosure's own arrays,
+    ``lower[i] ≤ σᵢ ≤ upper[i]``). σᵢ with float upper end 0 are exactly 0 and
+    contribute 0 to every S_p, p > 0.
+    """
+    lower, upper = enc.lower, enc.upper
+    n = len(enc.sigma)
+    if len(lower) != n or len(upper) != n or not (np.isfinite(upper).all() and (lower >= 0).all()):
+        return None
+    keep = upper > 0
+    return lower[keep], upper[keep]
+
+
+def _schatten_float_sum(lo: np.ndarray, hi: np.ndarray, a: int, j: int) -> tuple[float, float] | None:
+    """``(s_lo, s_hi)`` floats with ``s_lo ≤ Σσᵢ^p ≤ s_hi`` for p = a/2^j, from ends ``lo ≤ σᵢ ≤ hi`` (Lemma 8.2).
+
+    The powers by :func:`_directed_powers`; each of the two sums is
+    ``math.fsum`` (the correctly rounded exact sum of its floats) followed by
+    one step outward (Lemma 10.1). None if a bound overflows.
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        Float ends of the σᵢ, ``0 ≤ lo``, ``hi`` finite.
+    a, j : int
+        p = a/2^j.
+
+    Returns
+    -------
+    (float, float) or None
+        The two ends, ``s_lo ≥ 0``.
+
+    >>> lo, hi = _schatten_float_sum(np.array([1.0, 4.0]), np.array([1.0, 4.0]), 1, 1)   # √1 + √4
+    >>> lo < 3 < hi, hi - lo < 4e-15
+    (True, True)
+    """
+    if not hi.size:
+        return 0.0, 0.0
+    L, H = _directed_powers(lo, hi, a, j)
+    try:
+        s_lo, s_hi = math.fsum(L.tolist()), math.fsum(H.tolist())
+    except (OverflowError, ValueError):
+        return None
+    s_hi = math.nextafter(s_hi, math.inf)
+    if not math.isfinite(s_hi):
+        return None
+    return max(math.nextafter(s_lo, -math.inf), 0.0), s_hi
+
+
+_UNSET: Any = object()
+
+
+def _schatten_interval(enc: SingularValueEnclosure, p: _Exponent, ends: Any = _UNSET) -> Interval:
+    """S_p (p > 0) as float ends when Lemma 8.2 applies, else the per-σ Arb sum over the σᵢ not proved 0.
+
+    ``ends``: :func:`_float_ends` of ``enc`` if already computed.
+    """
+    if p.dyadic is not None:
+        if ends is _UNSET:
+            ends = _float_ends(enc)
+        out = None if ends is None else _schatten_float_sum(ends[0], ends[1], *p.dyadic)
+        if out is not None:
+            return out
+    with working_precision():
+        upper = enc.upper
+        skip = len(upper) == len(enc.sigma)  # σᵢ with float upper end 0 are 0: they add exactly 0
+        return arb_sum(_pow_interval(s, p.ball) for i, s in enumerate(enc.sigma) if not (skip and upper[i] == 0))
+
+
+def _interval_ball(x: Interval) -> arb:
+    """An :data:`Interval` as a ball: the Arb hull of float ends (lower end kept ≥ 0), a ball unchanged."""
+    if not isinstance(x, tuple):
+        return x
+    lo, hi = x
+    with working_precision():
+        if lo == hi:
+            return arb(lo)
+        if lo > 0:
+            return arb(lo).union(arb(hi))
+        return nonnegative_interval(arb(lo), arb(hi))
+
+
+def _sqrt_interval(x: Interval) -> Interval:
+    """√ of a nonnegative :data:`Interval`: correctly rounded square roots one step outward (Lemma 10.1)."""
+    if not isinstance(x, tuple):
+        with working_precision():
+            return _nonneg(x).sqrt()
+    lo, hi = x
+    return (max(math.nextafter(math.sqrt(lo), -math.inf), 0.0),
+            math.nextafter(math.sqrt(hi), math.inf) if hi > 0 else 0.0)
+
+
+def spectral_norm(enc: SingularValueEnclosure) -> arb:
+    """Ball containing ‖W‖₂ = σ₁ (0 for an empty matrix).
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+
+    Returns
+    -------
+    arb
+        ``enc.sigma[0]`` itself.
+    """
+    return enc.sigma[0] if enc.sigma else arb(0)
+
+
+@under_float_model
+def frobenius_norm(enc: SingularValueEnclosure) -> arb:
+    """Ball containing ‖W‖_F = (Σσᵢ²)^{1/2} (√ of S₂ from Lemma 8.2, proofs/enclosure.md §8).
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+
+    Returns
+    -------
+    arb
+        A ball containing ‖W‖_F, lower end ≥ 0.
+    """
+    return _interval_ball(_sqrt_interval(_schatten_interval(enc, _TWO)))
+
+
+@under_float_model
+def nuclear_norm(enc: SingularValueEnclosure) -> arb:
+    """Ball containing the nuclear norm Σσᵢ (S₁, Lemma 8.2).
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+
+    Returns
+    -------
+    arb
+        A ball containing ‖W‖_*.
+    """
+    return _interval_ball(_schatten_interval(enc, _ONE))
+
+
+def _nonneg(x: arb) -> arb:
+    # Intersect with [0, ∞): the true value is a sum of squares.
+    lo = x.lower()
+    return (lo if lo > 0 else arb(0)).union(x.upper())
+
+
+@under_float_model
+def schatten_quantity(enc: SingularValueEnclosure, p: Any) -> arb:
+    """Ball containing ``S_p(W) = Σᵢ σᵢ^p`` (p ∈ (0, 2]) or rank(W) (p = 0).
+
+    At p = 0 the result is the certified rank interval ``[rank.lower,
+    rank.upper]`` (never a float "numerical rank"); for p > 0 the sum over
+    nonzero σᵢ, evaluated on the enclosures (t ↦ t^p is increasing): from the
+    float ends for an exact dyadic p = a/2^j with j ≤
+    :data:`FLOAT_SCHATTEN_MAX_ROOTS` (0.5, 1, 2, 0.25, 1.5, …: Lemma 8.2,
+    proofs/enclosure.md §8), per σᵢ in Arb for any other p.
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+    p : int, float, Fraction, str or arb
+        The Schatten index (see :func:`as_arb_exponent`).
+
+    Returns
+    -------
+    arb
+        A ball containing S_p(W) (the rank interval at p = 0).
+
+    Raises
+    ------
+    ValueError
+        If p is neither 0 nor in (0, 2].
+
+    >>> import numpy as np
+    >>> from certbound.enclose import enclose_singular_values
+    >>> enc = enclose_singular_values(np.diag([4.0, 1.0]))
+    >>> schatten_quantity(enc, 0.5).contains(3)
+    True
+    """
+    return _interval_ball(_schatten_or_rank(enc, _exponent(p)))
+
+
+def _schatten_or_rank(enc: SingularValueEnclosure, p: _Exponent, ends: Any = _UNSET) -> Interval:
+    if p.key == 0:
+        return arb(enc.rank.lower).union(arb(enc.rank.upper))
+    return _schatten_interval(enc, p, ends)
+
+
+@under_float_model
+def norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[Interval, Interval, list[Interval]]:
+    """‖W‖_F, ‖W‖_* and S_p for each p in ``ps``, as float ends where Lemma 8.2 applies.
+
+    Each value is an :data:`Interval`: a pair of floats ``(lo, hi)`` with
+    ``lo ≤ value ≤ hi`` (S_p for an exact dyadic p by Lemma 8.2, ‖W‖_* = S₁,
+    ‖W‖_F = √S₂ with correctly rounded square roots one step outward), or an
+    Arb ball (other p; the rank interval at p = 0). Each distinct exact
+    exponent is summed once. :func:`norms_and_schatten` gives the same
+    values as balls; ``certbound spectrum`` prints the float ends directly
+    (:func:`certbound.ball.float_interval_to_json`).
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+    ps : iterable
+        Schatten indices, each 0 or in (0, 2] (see :func:`as_arb_exponent`).
+
+    Returns
+    -------
+    (Interval, Interval, list of Interval)
+        Frobenius norm, nuclear norm, and S_p per p, in order.
+
+    Raises
+    ------
+    ValueError
+        If some p is neither 0 nor in (0, 2].
+
+    >>> import numpy as np
+    >>> from certbound.enclose import enclose_singular_values
+    >>> enc = enclose_singular_values(np.diag([3.0, 4.0]))
+    >>> fro, nuc, (s2,) = norms_and_schatten_intervals(enc, ["2"])
+    >>> fro[0] <= 5 <= fro[1], nuc[0] <= 7 <= nuc[1], s2[0] <= 25 <= s2[1]
+    (True, True, True)
+    """
+    return _norms_and_schatten_intervals(enc, ps)
+
+
+def _norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[Interval, Interval, list[Interval]]:
+    """:func:`norms_and_schatten_intervals` without the float-environment check (the caller runs it once)."""
+    cache: dict[tuple[int, int], Interval] = {}
+    ends = _float_ends(enc)
+
+    def s_p(p: _Exponent) -> Interval:
+        if p.ident is not None and p.ident in cache:
+            return cache[p.ident]
+        v = _schatten_or_rank(enc, p, ends)
+        if p.ident is not None:
+            cache[p.ident] = v
+        return v
+
+    out = [s_p(_exponent(p)) for p in ps]
+    nuclear = s_p(_ONE)
+    fro = _sqrt_interval(s_p(_TWO))
+    return fro, nuclear, out
+
+
+def norms_and_schatten(enc: SingularValueEnclosure, ps: Any) -> tuple[arb, arb, list[arb]]:
+    """``(frobenius_norm(enc), nuclear_norm(enc), [schatten_quantity(enc, p) for p in ps])``.
+
+    The same balls as the separate calls, each sum computed once
+    (:func:`norms_and_schatten_intervals`, whose float ends are turned into
+    their Arb hulls): S_p for exponents that are equal exact balls is shared,
+    the nuclear norm is S₁ and the Frobenius norm is √S₂ (proofs/enclosure.md §8).
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+    ps : iterable
+        Schatten indices, each 0 or in (0, 2].
+
+    Returns
+    -------
+    (arb, arb, list of arb)
+        Balls for ‖W‖_F, ‖W‖_* and each S_p.
+
+    >>> import numpy as np
+    >>> from certbound.enclose import enclose_singular_values
+    >>> enc = enclose_singular_values(np.diag([3.0, 4.0]))
+    >>> fro, nuc, (s1, s2) = norms_and_schatten(enc, ["1", 2])
+    >>> fro.contains(5), nuc.contains(7), s1.contains(7), s2.contains(25)
+    (True, True, True, True)
+    """
+    fro, nuclear, out = norms_and_schatten_intervals(enc, ps)
+    return _interval_ball(fro), _interval_ball(nuclear), [_interval_ball(v) for v in out]
+
+
+@under_float_model
 def stable_rank(enc: SingularValueEnclosure) -> arb:
-    """Ball containing the stable rank ‖W‖_F² / ‖W‖₂² (0 for W = 0)."""
+    """Ball containing the stable rank ‖W‖_F² / ‖W‖₂² (0 for W = 0).
+
+    ‖W‖_F² = S₂ from Lemma 8.2, divided by σ₁² in Arb, intersected with the
+    always-true range [1, rank] (proofs/enclosure.md §8).
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+
+    Returns
+    -------
+    arb
+        A ball containing the stable rank.
+    """
     with working_precision():
         s1 = spectral_norm(enc)
         if s1.upper() == 0:
             return arb(0)
-        f2 = arb_sum(_pow_interval(s, arb(2)) for s in enc.sigma)
         lo1 = s1.lower()
         if not lo1 > 0:
             # σ₁ may be 0: stable rank ∈ [1, rank] (1 ≤ ‖W‖_F²/‖W‖₂² ≤ rank).
             return arb(1).union(arb(max(enc.rank.upper, 1)))
+        f2 = _interval_ball(_schatten_interval(enc, _TWO))
         out = f2 / (s1 * s1)
         # Intersect with the always-true range [1, rank] (proofs/enclosure.md §8):
         # the independent enclosures of ‖W‖_F² and σ₁² can let `out` dip below 1.

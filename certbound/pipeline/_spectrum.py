@@ -25,7 +25,15 @@ from flint import arb
 
 from certbound._blas import single_threaded
 from certbound._version import __version__
-from certbound.ball import DEFAULT_PREC, ball_to_json, float_lower, float_upper, working_precision
+from certbound.ball import (
+    DEFAULT_PREC,
+    ball_to_json,
+    float_interval_to_json,
+    float_lower,
+    float_model_scope,
+    float_upper,
+    working_precision,
+)
 from certbound.checkpoints import MATRIX_TYPES, open_checkpoint
 from certbound.enclose import (
     enclose_singular_values,
@@ -36,7 +44,7 @@ from certbound.enclose import (
 )
 from certbound.enclose._input import as_exact_float64_matrix
 from certbound.enclose.product import enclose_singular_values_of_products
-from certbound.enclose.quantities import norm_21_of_products, norms_and_schatten
+from certbound.enclose.quantities import _norms_and_schatten_intervals, norm_21_of_products
 from certbound.pipeline._modes import check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
@@ -141,7 +149,9 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
                    for (m, enc, facs, msgs), n21 in zip(heads, n21s))
         heads.clear()
 
-    with single_threaded():  # small products and norms: one BLAS thread (the kernel raises it for big SVDs)
+    # One BLAS thread for the small products and norms (the kernel raises it for big SVDs); the float
+    # environment checked once for every record's float evaluations (Lemma 8.2), not once per record.
+    with single_threaded(), float_model_scope():
         for m, enc, facs, msgs in enclose_theory_matrices(ms, mode):
             if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)
                           or sum(factor_bytes(h[0]) for h in heads) + factor_bytes(m) > HEAD_BATCH_BYTES):
@@ -225,15 +235,11 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
         if m.logit_scale_d != 1:
             enc = scaled_enclosure(enc, scale)
             n21 = n21 * scale
-        # σᵢ proved to be 0 (float upper end 0, e.g. beyond the structural
-        # rank of a product) contribute exactly 0 to every S_p (p > 0), ‖·‖_F
-        # and ‖·‖_*; summing only the others is sound, and much faster. The
-        # upper ends are non-increasing, so these σᵢ are a suffix.
-        k = int(np.count_nonzero(enc.upper > 0))
-        live = dataclasses.replace(enc, sigma=enc.sigma[:k], lower=enc.lower[:k], upper=enc.upper[:k])
+        # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemma 8.2, proofs/enclosure.md §8; σᵢ proved 0 are
+        # skipped), printed straight from those ends; a ball where Lemma 8.2 does not apply (other p).
         ps = list(ps)
-        fro, nuclear, s_ps = norms_and_schatten(live, ps)
-        schatten = {str(p): ball_to_json(v) for p, v in zip(ps, s_ps)}
+        fro, nuclear, s_ps = _norms_and_schatten_intervals(enc, ps)
+        schatten = {str(p): _quantity_json(v) for p, v in zip(ps, s_ps)}
         rec: dict[str, Any] = {
             "layer": m.layer,
             "head": m.head,
@@ -243,8 +249,8 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
             **({"kv_head": m.kv_head} if getattr(m, "kv_head", None) not in (None, m.head) else {}),
             "shape": [int(m.shape[0]), int(m.shape[1])],
             "spectral_norm": ball_to_json(spectral_norm(enc)),
-            "frobenius_norm": ball_to_json(fro),
-            "nuclear_norm": ball_to_json(nuclear),
+            "frobenius_norm": _quantity_json(fro),
+            "nuclear_norm": _quantity_json(nuclear),
             "norm_21": ball_to_json(n21),
             "rank": {"lower": int(enc.rank.lower), "upper": int(enc.rank.upper)},
             "schatten": schatten,
@@ -256,6 +262,8 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
             "sources": list(m.sources),
         }
         if include_sigma:
+            # σᵢ proved to be 0 (float upper end 0: a suffix, the upper ends are non-increasing) share one form.
+            k = int(np.count_nonzero(enc.upper > 0))
             rec["sigma"] = [ball_to_json(s) for s in enc.sigma[:k]] + [
                 _zero_json() if _is_exact_zero(s) else ball_to_json(s) for s in enc.sigma[k:]]
     if msgs:
@@ -276,6 +284,22 @@ class MatrixCertifier:
 
     def many(self, ms: list[Any]) -> list[dict[str, Any]]:
         return certify_theory_matrices(ms, self.mode, self.ps, include_sigma=self.include_sigma)
+
+
+def _quantity_json(v: Any) -> dict[str, Any]:
+    """JSON form of a quantity from :func:`~certbound.enclose.quantities.norms_and_schatten_intervals`.
+
+    Parameters
+    ----------
+    v : tuple of two floats or arb
+        Float ends ``(lo, hi)`` (printed exactly as the interval they bound) or a ball.
+
+    Returns
+    -------
+    dict
+        :func:`certbound.ball.float_interval_to_json` of the ends, else :func:`certbound.ball.ball_to_json`.
+    """
+    return float_interval_to_json(*v) if isinstance(v, tuple) else ball_to_json(v)
 
 
 def _is_exact_zero(x: Any) -> bool:
