@@ -648,24 +648,16 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     nl, dl = lo.as_integer_ratio()
     nh, dh = hi.as_integer_ratio()
     kl, kh = dl.bit_length() - 1, dh.bit_length() - 1
-    m = lo + hi  # correctly rounded; halving it is exact in the normal range (then it is the nearest float)
-    if _MID_TINY <= abs(m) <= _MID_HUGE:
-        mid = m * 0.5
-    elif m == 0:  # a float sum is 0 only when it is exactly 0 (lo = −hi)
-        mid = 0.0
-    else:  # near underflow or overflow: the exact midpoint rounded once
-        mid = float((Fraction(nl, dl) + Fraction(nh, dh)) / 2)
+    m = lo + hi
+    # fl(lo + hi)/2 is the float nearest to (lo + hi)/2 whenever fl(lo + hi) is finite: one rounding either way
+    # (proofs/enclosure.md §8, "JSON forms"). After an overflow: the exact midpoint, rounded once.
+    mid = m * 0.5 if math.isfinite(m) else float((Fraction(nl, dl) + Fraction(nh, dh)) / 2)
     return {
         "lower": _decimal_round_dyadic(nl, kl, digits, decimal.ROUND_FLOOR) if nl else "0",
         "upper": _decimal_round_dyadic(nh, kh, digits, decimal.ROUND_CEILING) if nh else "0",
         "mid": mid,
         "exact": {"lower": f"{nl}*2^-{kl}" if kl else str(nl), "upper": f"{nh}*2^-{kh}" if kh else str(nh)},
     }
-
-
-#: :func:`float_interval_to_json` halves fl(lo + hi) in floats when its magnitude is in this range:
-#: then both the sum and the halving stay normal and finite, and fl(lo+hi)/2 = fl((lo+hi)/2).
-_MID_TINY, _MID_HUGE = 2.0**-1020, 2.0**1020
 
 
 def _parse_dyadic(s: str) -> arb:

@@ -246,6 +246,9 @@ def _float_pairs(rng: random.Random) -> list[tuple[float, float]]:
             b = rng.uniform(-1, 1) * 2.0 ** rng.randint(-1074, 1023)
         if math.isfinite(a) and math.isfinite(b):
             out.append((min(a, b), max(a, b)))
+    for _ in range(500):  # near and below the normal range: the midpoint's rounding at the subnormal boundary
+        a, b = (rng.randint(-2**60, 2**60) * 2.0**-1074 / 2.0 ** rng.randint(0, 60) for _ in range(2))
+        out.append((min(a, b), max(a, b)))
     return out
 
 
@@ -318,3 +321,25 @@ def test_record_prints_the_float_ends():
         d = rec["schatten"][p]
         assert mpmath.mpf(Fraction(d["lower"]).numerator) / Fraction(d["lower"]).denominator <= t
         assert mpmath.mpf(Fraction(d["upper"]).numerator) / Fraction(d["upper"]).denominator >= t
+
+
+def test_frobenius_ends_of_single_sigmas_enclose_them():
+    # One σ = x exactly: ‖·‖_F = x, so both ends of √S₂ are tested with no slack from a sum of many terms.
+    rng = random.Random(7)
+    for _ in range(2000):
+        x = rng.uniform(0.5, 1.0) * 2.0 ** rng.randint(-500, 500)
+        enc = _synthetic(np.array([x]), np.array([x]))
+        fro, nuc, (s_half,) = norms_and_schatten_intervals(enc, [Fraction(1, 2)])
+        assert fro[0] <= x <= fro[1] and nuc[0] <= x <= nuc[1]
+        assert Fraction(s_half[0]) ** 2 <= Fraction(x) <= Fraction(s_half[1]) ** 2
+
+
+def test_sqrt_interval_steps_outward():
+    from certbound.enclose.quantities import _sqrt_interval
+
+    rng = random.Random(8)
+    for _ in range(500):
+        s = rng.uniform(0.5, 1.0) * 2.0 ** rng.randint(-900, 900)
+        lo, hi = _sqrt_interval((s, s))
+        assert Fraction(lo) ** 2 <= Fraction(s) <= Fraction(hi) ** 2
+    assert _sqrt_interval((0.0, 0.0)) == (0.0, 0.0)
