@@ -36,10 +36,22 @@ region; per-head QK/VO as the d_h-wide factors A, B with W = A Bᵀ):
 (c) ``certbound-<mode>`` — what ``certbound spectrum`` computes for each
     matrix without ``--json`` (all σᵢ certified as Arb balls, σ₁, ‖·‖_F,
     ‖·‖_*, ‖·‖_{2,1}, S_p at p = 0.5, 1, 2, rank bounds, in the JSON form).
+(c′) ``certbound-<mode> sigma-only`` — the kernel enclosures alone (what
+    ``certify_theory_matrices`` gets from ``enclose_theory_matrices``: the
+    same batches, the same threads), no records; (c) − (c′) is the cost of the
+    records (‖·‖_{2,1}, the spectral sums, the JSON forms).
+
+Each pipeline is timed on the dense matrices and then on the per-head
+products (two timed calls per repeat; every pipeline treats the two kinds
+independently, in the same batches as in one call), and the whole-model
+figure is their sum: the table gives the dense/heads split of the CPU time.
 
 The float pipelines (a), (a′), (b) run with one BLAS thread (their fastest setting
-on a shared machine); certbound runs in the environment as found and chooses
-its own threads (``certbound._blas``). Repeats are interleaved (a, a′, b,
+on a shared machine; the limit is set inside the timed region, ≈ 0.3 ms); certbound runs
+in the environment as found and chooses its own threads (``certbound._blas``: one
+thread below ``PARALLEL_MIN_WORK``, which every MiniLM and GPT-2-small matrix is, so the
+comparison is one thread against one thread unless a larger model is given). CPU time
+is process time, so it counts every BLAS thread's work (spinning included). Repeats are interleaved (a, a′, b,
 c-modes, a, …); the medians of wall and CPU (process) time are printed
 with their ratios to (a) and to (a′). Peak RSS per pipeline
 is measured in a fresh child process running that pipeline once (``--no-rss``
@@ -210,6 +222,20 @@ def certbound_pipeline(mode: str) -> Callable[[list[Any]], list[dict[str, Any]]]
     return run
 
 
+def certbound_sigma_only(mode: str) -> Callable[[list[Any]], list[Any]]:
+    """(c′): the kernel enclosures of every matrix as ``certify_theory_matrices`` makes them, no records."""
+
+    def run(ms: list[Any]) -> list[Any]:
+        from certbound._blas import single_threaded
+        from certbound.pipeline._spectrum import enclose_theory_matrices
+
+        with warnings.catch_warnings(), single_threaded():
+            warnings.simplefilter("ignore")
+            return [enc for _, enc, _, _ in enclose_theory_matrices(ms, mode)]
+
+    return run
+
+
 def single_blas_thread(f: Callable[[list[Any]], Any]) -> Callable[[list[Any]], Any]:
     """Run a float pipeline with one BLAS thread: its fastest setting on a shared machine (measured)."""
 
@@ -274,6 +300,7 @@ def _pipelines(modes: list[str]) -> dict[str, Callable[[list[Any]], Any]]:
                                                 "float-formed": single_blas_thread(float_formed)}
     for md in modes:
         p[f"certbound-{md}"] = certbound_pipeline(md)
+        p[f"certbound-{md} sigma-only"] = certbound_sigma_only(md)
     return p
 
 
@@ -337,14 +364,17 @@ def main() -> int:
         pipes = _pipelines(modes)
         for f in pipes.values():  # warm-up (imports, first LAPACK calls), not timed
             f(ms[:2] + [m for m in ms if m.factors is None][:1])
-        wall: dict[str, list[float]] = {k: [] for k in pipes}
-        cpu: dict[str, list[float]] = {k: [] for k in pipes}
+        parts = {"dense": [m for m in ms if m.factors is None], "heads": [m for m in ms if m.factors is not None]}
+        # wall[name][part], cpu[name][part]: one value per repeat; the whole model is the sum of the parts.
+        wall: dict[str, dict[str, list[float]]] = {k: {q: [] for q in parts} for k in pipes}
+        cpu: dict[str, dict[str, list[float]]] = {k: {q: [] for q in parts} for k in pipes}
         for _ in range(args.repeat):
             for name, f in pipes.items():
-                c, t = time.process_time(), time.perf_counter()
-                f(ms)
-                wall[name].append(time.perf_counter() - t)
-                cpu[name].append(time.process_time() - c)
+                for part, sub in parts.items():
+                    c, t = time.process_time(), time.perf_counter()
+                    f(sub)
+                    wall[name][part].append(time.perf_counter() - t)
+                    cpu[name][part].append(time.process_time() - c)
         rss: dict[str, str] = {}
         if not args.no_rss:
             for name in pipes:
@@ -363,20 +393,29 @@ def main() -> int:
                   if name.startswith("float-")}
     if limiter is not None:
         limiter.restore_original_limits()
-    base_w, base_c = statistics.median(wall["float-gram"]), statistics.median(cpu["float-gram"])
-    svd_c = statistics.median(cpu["float-svd"])
+    def med(d: dict[str, dict[str, list[float]]], name: str, part: str | None = None) -> float:
+        if part is not None:
+            return statistics.median(d[name][part])
+        return statistics.median([sum(v) for v in zip(*d[name].values())])  # per-repeat whole-model sums
+
+    base_w, base_c = med(wall, "float-gram"), med(cpu, "float-gram")
+    svd_c = med(cpu, "float-svd")
     print(f"\n{args.repeat} interleaved repeats; medians. Ratios are to float-gram (a), the fastest float "
-          "pipeline, and to float-svd (a', CPU).")
+          "pipeline, and to float-svd (a', CPU). dense/heads: the CPU split.")
     a_svd = "CPU/a'"
-    print(f"{'pipeline':<18} {'wall s':>8} {'CPU s':>8} {'wall/a':>7} {'CPU/a':>7} {a_svd:>7} "
+    print(f"{'pipeline':<27} {'wall s':>8} {'CPU s':>8} {'wall/a':>7} {'CPU/a':>7} {a_svd:>7} {'dense':>7} {'heads':>7} "
           f"{'med rel width':>14} {'(dense)':>9} {'float err':>10} {'peak RSS MiB':>24}")
     for name in pipes:
-        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+        w, c = med(wall, name), med(cpu, name)
         md = name.removeprefix("certbound-")
         wd = f"{widths[md][0]:14.2e} {widths[md][1]:9.2e}" if md in widths else f"{'-':>14} {'-':>9}"
         er = f"{errors[name]:10.1e}" if name in errors else f"{'-':>10}"
-        print(f"{name:<18} {w:8.3f} {c:8.3f} {w / base_w:7.2f} {c / base_c:7.2f} {c / svd_c:7.2f} {wd} {er} "
-              f"{rss.get(name, '-'):>24}")
+        print(f"{name:<27} {w:8.3f} {c:8.3f} {w / base_w:7.2f} {c / base_c:7.2f} {c / svd_c:7.2f} "
+              f"{med(cpu, name, 'dense'):7.3f} {med(cpu, name, 'heads'):7.3f} {wd} {er} {rss.get(name, '-'):>24}")
+    for md in modes:
+        full, sig = f"certbound-{md}", f"certbound-{md} sigma-only"
+        split = " ".join(f"{part} {med(cpu, full, part) - med(cpu, sig, part):.3f}" for part in parts)
+        print(f"records of certbound-{md} (full - sigma-only, CPU s): {med(cpu, full) - med(cpu, sig):.3f} ({split})")
     print("(width: median of (upper - lower)/mid over certified sigma_i >= 1e-2 sigma_1, all matrices / dense only;"
           "\n float err: max distance of a float pipeline's sigma_i >= 1e-2 sigma_1 from the certified auto enclosure,"
           " relative to sigma_i)")
