@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg.blas
 from flint import arb
 
 from certbound.ball import arb_from_float, float_upper, working_precision
@@ -37,6 +38,10 @@ __all__ = [
     "abs_product_norm2_upper",
     "gram_deviation_bound",
     "residual_norm_bound",
+    "symmetric_residual_norm_bound",
+    "symmetric_residual_block_columns",
+    "syrk_rows_upper",
+    "mirror_upper",
     "CHUNK",
     "chunked_gamma_length",
     "RESIDUAL_BLOCK_BYTES",
@@ -208,27 +213,102 @@ def abs_product_norm2_upper(
 CHUNK = 256
 
 
-def _chunk_bounds(k: int) -> list[tuple[int, int]]:
-    return [(i, min(i + CHUNK, k)) for i in range(0, k, CHUNK)]
+def _chunk_bounds(k: int, chunk: int | None = None) -> list[tuple[int, int]]:
+    chunk = CHUNK if chunk is None else chunk  # read at call time (tests shrink CHUNK)
+    return [(i, min(i + chunk, k)) for i in range(0, k, chunk)]
 
 
-def chunked_gamma_length(k: int) -> int:
+def chunked_gamma_length(k: int, chunk: int | None = None) -> int:
     """Effective length for γ of a chunked length-k dot product (Lemma 2.5): b + q, or k if not chunked.
 
-    >>> chunked_gamma_length(100), chunked_gamma_length(16384)
-    (100, 320)
+    Parameters
+    ----------
+    k : int
+        Length of the dot products.
+    chunk : int, optional
+        Chunk length b (default :data:`CHUNK`); the products are chunked only when ``k > 2·chunk``.
+
+    Returns
+    -------
+    int
+        ``b + ⌈k/b⌉`` when chunked, else ``k``.
+
+    >>> chunked_gamma_length(100), chunked_gamma_length(16384), chunked_gamma_length(384, 128)
+    (100, 320, 131)
     """
-    if k <= 2 * CHUNK:
+    chunk = CHUNK if chunk is None else chunk
+    if k <= 2 * chunk:
         return k
-    return CHUNK + -(-k // CHUNK)
+    return chunk + -(-k // chunk)
 
 
-def _row_chunks(m: int) -> list[tuple[int, int]]:
-    """Row ranges of the chunked Gram products: one range when m ≤ 2·CHUNK (Lemma 2.5)."""
-    return _chunk_bounds(m) if m > 2 * CHUNK else [(0, m)]
+def _row_chunks(m: int, chunk: int | None = None) -> list[tuple[int, int]]:
+    """Row ranges of the chunked Gram products: one range when m ≤ 2·chunk (Lemma 2.5)."""
+    chunk = CHUNK if chunk is None else chunk
+    return _chunk_bounds(m, chunk) if m > 2 * chunk else [(0, m)]
 
 
-def gram_deviation_bound(X: np.ndarray) -> arb:
+#: scipy's BLAS takes 32-bit dimensions: larger outputs use numpy's SYRK.
+_SCIPY_BLAS_LIMIT = 2**31 - 1
+
+
+def syrk_rows_upper(A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``fl(A Aᵀ)`` by one BLAS ``dsyrk``: an m×m Fortran-ordered array, valid in its upper triangle.
+
+    Each upper entry (i ≤ j) is one rounded dot product of rows i and j of A
+    (the model of proofs/enclosure.md §2). The strictly lower triangle is not
+    written (0 in a new array, unchanged in ``out``); :func:`mirror_upper` fills it.
+
+    Parameters
+    ----------
+    A : (m, k) float64 array
+        C- or F-contiguous (a C-ordered A is passed to BLAS as the
+        Fortran-ordered Aᵀ, no copy).
+    out : (m, m) Fortran-ordered float64 array, optional
+        Buffer to overwrite (``beta = 0``: its upper triangle is not read).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out`` or a new array.
+
+    >>> syrk_rows_upper(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[5.0, 11.0], [0.0, 25.0]]
+    """
+    m = A.shape[0]
+    if m * m > _SCIPY_BLAS_LIMIT or A.size > _SCIPY_BLAS_LIMIT:
+        G = np.asfortranarray(A @ A.T)
+        if out is None:
+            return G
+        out[...] = G
+        return out
+    # A C-ordered m×k array is the Fortran-ordered k×m matrix Aᵀ: then C = (Aᵀ)ᵀ(Aᵀ).
+    a, trans = (A, 0) if A.flags.f_contiguous else (np.ascontiguousarray(A).T, 1)
+    if out is None:
+        return scipy.linalg.blas.dsyrk(1.0, a, trans=trans, lower=0)
+    return scipy.linalg.blas.dsyrk(1.0, a, beta=0.0, c=out, trans=trans, lower=0, overwrite_c=1)
+
+
+def mirror_upper(G: np.ndarray) -> None:
+    """Copy the strict upper triangle of the square G onto its strict lower triangle, in place.
+
+    Blocks of 64 rows: no m×m temporaries. Afterwards ``G == G.T`` exactly.
+
+    >>> G = np.array([[1.0, 2.0], [0.0, 3.0]]); mirror_upper(G); G.tolist()
+    [[1.0, 2.0], [2.0, 3.0]]
+    """
+    m = G.shape[0]
+    step = 64
+    for a in range(0, m, step):
+        b = min(a + step, m)
+        D = G[a:b, a:b]
+        il = np.tril_indices(b - a, -1)
+        D[il] = D.T[il]
+        if b < m:
+            G[b:, a:b] = G[a:b, b:].T
+
+
+def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool = False) -> arb:
     """Ball whose upper end bounds ``‖XᵀX − I‖₂`` for a float m×r matrix X.
 
     ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ|X|ᵀ|X| + 4mη`` entrywise, γ = γ_m,
@@ -241,6 +321,25 @@ def gram_deviation_bound(X: np.ndarray) -> arb:
     factor is far from orthonormal and the certificate would fail anyway).
     Proof: proofs/enclosure.md §3, Lemma 3.1.
 
+    Parameters
+    ----------
+    X : (m, r) float64 array
+        Any float matrix (in practice a computed singular or eigenvector basis).
+    chunk : int, optional
+        Row-chunk length b of Lemma 2.5 (default :data:`CHUNK`; rows are chunked when ``m > 2·chunk``);
+        a smaller b gives a smaller constant γ_{b+q} at the price of more, smaller SYRKs.
+    triangle : bool
+        Accumulate only the upper triangles of the chunk SYRKs (scipy's
+        ``dsyrk`` on a contiguous copy of each chunk, :func:`syrk_rows_upper`)
+        and mirror once at the end: the same entrywise floats model, fewer
+        passes (the Gram route, ``certify_gram``). Default: numpy's SYRK per chunk.
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ ‖XᵀX − I‖₂ (+∞ when a diagonal entry of
+        fl(XᵀX) is outside [1/2, 2] or a bound overflows).
+
     >>> float_upper(gram_deviation_bound(np.eye(4)[:, :2])) < 1e-15
     True
     """
@@ -248,11 +347,15 @@ def gram_deviation_bound(X: np.ndarray) -> arb:
     m, r = X.shape
     if r == 0:
         return arb(0)
-    k = chunked_gamma_length(m)
+    chunk = CHUNK if chunk is None else chunk
+    k = chunked_gamma_length(m, chunk)
     G = Gc = None
     w = np.zeros(r)  # running sum of |X_c|ᵀ v_c: fl(|X|ᵀ v), an m-term sum by some tree
+    if triangle:
+        G = _gram_columns_upper_triangle(X, chunk, w)
+        return _gram_deviation_finish(G, w, m, r, k)
     with np.errstate(over="ignore", invalid="ignore"):
-        for a, b in _row_chunks(m):
+        for a, b in _row_chunks(m, chunk):
             Xc = X[a:b]
             if G is None:
                 G = Xc.T @ Xc  # numpy calls BLAS syrk for this pattern (≤ CHUNK rows when chunked)
@@ -263,6 +366,38 @@ def gram_deviation_bound(X: np.ndarray) -> arb:
             aXc = np.abs(Xc)  # a chunk of |X| only
             v = _inflate(aXc.sum(axis=1), r)  # ≥ the exact row sums |X_c|𝟙 (Lemma 2.2)
             w += aXc.T @ v
+    return _gram_deviation_finish(G, w, m, r, k)
+
+
+def _gram_columns_upper_triangle(X: np.ndarray, chunk: int, w: np.ndarray) -> np.ndarray:
+    """fl(XᵀX) as the running sum of the upper triangles of row-chunk SYRKs, mirrored; adds fl(|X|ᵀv) to w.
+
+    Lemma 3.1's floats: each entry (i ≤ j) is the running sum over the row chunks
+    of one chunk dot product of columns i, j; the lower triangle is its mirror.
+    """
+    m, r = X.shape
+    G = Gc = None
+    bufs: dict[int, np.ndarray] = {}
+    with np.errstate(over="ignore", invalid="ignore"):
+        for a, b in _row_chunks(m, chunk):
+            buf = bufs.get(b - a)
+            if buf is None:
+                buf = bufs[b - a] = np.empty((r, b - a))
+            np.copyto(buf, X[a:b].T)  # X_cᵀ, C-contiguous: BLAS reads it without a copy
+            if G is None:
+                G = syrk_rows_upper(buf)
+            else:
+                Gc = syrk_rows_upper(buf, out=Gc if Gc is not None else np.zeros((r, r), order="F"))
+                G += Gc  # running sum: one rounded addition per entry and chunk
+            aXcT = np.abs(buf, out=buf)  # |X_c|ᵀ, in place
+            v = _inflate(aXcT.sum(axis=0), r)  # ≥ the exact row sums |X_c|𝟙 (Lemma 2.2)
+            w += aXcT @ v
+        mirror_upper(G)
+    return G
+
+
+def _gram_deviation_finish(G: np.ndarray, w: np.ndarray, m: int, r: int, k: int) -> arb:
+    """Lemma 3.1 from G = fl(XᵀX) (our own array, overwritten) and w = fl(|X|ᵀv)."""
     dg = np.diag(G)
     if not np.all((dg >= 0.5) & (dg <= 2.0)):
         return arb.pos_inf()
@@ -425,3 +560,179 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
         apriori = gamma(b + 1) * (arb_from_float(ninf_N) * arb_from_float(n1_N)).sqrt()
         under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(mn).sqrt()
         return (1 + 2 * arb(_U)) * nR + 2 * arb(_U) * inter + apriori + under
+
+
+def symmetric_residual_block_columns(m: int) -> int:
+    """Columns per block of :func:`symmetric_residual_norm_bound`: ≈ m/8 (at least 32, at most m).
+
+    Block column J computes the rows ``:J₁`` only, so the GEMM flops are
+    ``(1/2 + 1/(2·blocks))·2m³``; eight blocks give 56 % of the full product
+    while each GEMM keeps ≥ 32 output columns.
+
+    >>> symmetric_residual_block_columns(384), symmetric_residual_block_columns(768), symmetric_residual_block_columns(10)
+    (48, 96, 10)
+    """
+    return max(1, min(m, max(32, -(-m // 8))))
+
+
+def symmetric_residual_norm_bound(
+    G: np.ndarray, U: np.ndarray, lam: np.ndarray, chunk: int | None = None, symmetric: bool = False
+) -> arb:
+    """Ball whose upper end bounds ``‖G − U diag(λ) Uᵀ‖₂`` for an *exactly symmetric* float G (Lemma 3.4).
+
+    The residual R = G − UΛUᵀ is symmetric, so only its upper block triangle
+    is computed: column block J gives the rows ``:J₁`` of Lemma 3.2′'s floats
+    ``V_J = fl(diag(λ) U_Jᵀ)``, ``R_c = fl(R_{c−1} − fl(U_c V_{J,c}))`` (inner
+    chunks of ≤ ``chunk`` columns of U when r > 2·chunk), each entry the same
+    rounded expression as in :func:`residual_norm_bound` with W = G, X = Y = U,
+    s = λ. The missing strictly-lower blocks are the mirrors of computed ones,
+    and Lemma 3.2′'s bound holds for the symmetric completion R̃ of the
+    computed entries (proofs/enclosure.md §3, Lemma 3.4): ‖R̃‖_F² counts
+    off-diagonal blocks twice, ‖R̃‖₁ = ‖R̃‖_∞ (row sums from the triangle), and
+    ``‖|U||Λ||U|ᵀ‖₂ ≤ max |U|(|Λ||U|ᵀ𝟙)`` (a symmetric nonnegative matrix).
+    About 56 % of the GEMM flops of the full residual.
+
+    Parameters
+    ----------
+    G : (m, m) float64 array
+        Exactly symmetric (checked, ``ValueError`` otherwise, unless
+        ``symmetric=True``), e.g. the mirrored Gram matrix of
+        :func:`certbound.enclose.gram.rounded_gram`.
+    U : (m, r) float64 array
+        Any float matrix (an approximate eigenvector basis).
+    lam : (r,) float64 array
+        Any float vector (approximate eigenvalues, signed).
+    chunk : int, optional
+        Inner chunk length b of Lemma 3.2′ (default :data:`CHUNK`; inner dimension chunked when r > 2b).
+    symmetric : bool
+        The caller guarantees G == Gᵀ exactly (e.g. it mirrored G itself): skip the check.
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ ‖G − U diag(λ) Uᵀ‖₂ (+∞ if a computed
+        entry or a bound is not finite).
+
+    >>> import numpy as np
+    >>> Q = np.array([[0.6, -0.8], [0.8, 0.6]])
+    >>> G = Q @ np.diag([4.0, 1.0]) @ Q.T
+    >>> float_upper(symmetric_residual_norm_bound(G, Q, np.array([4.0, 1.0]))) < 1e-14
+    True
+    """
+    G = np.asarray(G, dtype=np.float64)
+    U = np.asarray(U, dtype=np.float64)
+    lam = np.asarray(lam, dtype=np.float64).reshape(-1)
+    m, r = U.shape
+    if G.shape != (m, m) or lam.shape != (r,):
+        raise ValueError(f"symmetric_residual_norm_bound: shapes G {G.shape}, U {U.shape}, lam {lam.shape}")
+    if m == 0:
+        return arb(0)
+    if not symmetric and not np.array_equal(G, G.T, equal_nan=True):
+        raise ValueError("symmetric_residual_norm_bound: G is not exactly symmetric")
+    chunk = CHUNK if chunk is None else chunk
+    chunked = r > 2 * chunk
+    inner = _chunk_bounds(r, chunk) if chunked else [(0, r)]
+    q = len(inner)
+    d = np.abs(lam)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # 𝟙ᵀ|U| and the row sums of |U| over row chunks (no m×r copy |U|).
+        cU = np.zeros(r)
+        rowU = np.empty(m)
+        for a, b in _row_chunks(m):
+            aUc = np.abs(U[a:b])
+            cU += aUc.sum(axis=0)
+            rowU[a:b] = aUc.sum(axis=1)
+        t = _inflate(d * _inflate(cU, m), 1)  # ≥ |Λ||U|ᵀ𝟙 (Lemma 2.2, one product per entry)
+        rowN = np.empty(m)  # ≥ N𝟙 for N = |U||Λ||U|ᵀ (after _inflate), N symmetric
+        for a, b in _row_chunks(m):
+            rowN[a:b] = np.abs(U[a:b]) @ t
+        rho_N = _collatz_wielandt_step(U, d, _inflate(rowN, r))  # ≥ ‖N‖₂, ≤ ‖N‖_∞ up to rounding
+        rowR = np.zeros(m)  # row sums of |R̃|, running over blocks (m terms per row)
+        ss_inter = np.zeros(max(q - 1, 0))  # Σ (R̃_c)_ij², c < q
+        ss_final = 0.0
+        nb = symmetric_residual_block_columns(m)
+        Pbuf, Rbuf = np.empty(m * nb), np.empty(m * nb)
+        for j0 in range(0, m, nb):
+            j1 = min(j0 + nb, m)
+            w = j1 - j0
+            P = Pbuf[: j1 * w].reshape(j1, w)
+            R = Rbuf[: j1 * w].reshape(j1, w)
+            VJ = lam[:, None] * U[j0:j1].T  # r×w: the columns J of fl(diag(λ) Uᵀ)
+            for c, (a, b) in enumerate(inner):
+                np.matmul(U[:j1, a:b], VJ[a:b], out=P)
+                np.subtract(G[:j1, j0:j1] if c == 0 else R, P, out=R)
+                if c < q - 1:
+                    ss_inter[c] += _sumsq_sym(R, j0)
+            ss_final += _sumsq_sym(R, j0)
+            aR = np.abs(R, out=P)
+            rowR[:j1] += aR.sum(axis=1)  # rows :J₁ of the computed block column
+            if j0:
+                rowR[j0:j1] += aR[:j0].sum(axis=0)  # mirrored strictly-upper part: rows J
+        if not (np.isfinite(ss_final) and np.all(np.isfinite(ss_inter))):
+            return arb.pos_inf()  # a non-finite entry (or an overflowing square) somewhere
+        ninf_R = float(np.max(_inflate(rowR, m)))  # ≥ ‖R̃‖_∞ = ‖R̃‖₁
+        maxrow = float(np.max(_inflate(rowU, r))) if r else 0.0
+    if not (rho_N.is_finite() and np.isfinite(maxrow)):
+        return arb.pos_inf()
+    with working_precision():
+        mm = m * m
+        denom = 1 - gamma(mm)
+        fro_final = ((arb_from_float(float(ss_final)) + 2 * mm * arb(ETA)) / denom).sqrt()
+        nR = fro_final
+        if np.isfinite(ninf_R):
+            ninf = arb_from_float(ninf_R)  # √(‖R̃‖₁‖R̃‖_∞) = ‖R̃‖_∞ for symmetric R̃
+            if ninf.upper() < fro_final.upper():
+                nR = ninf
+        inter = arb(0)
+        for x in ss_inter.tolist():
+            inter += ((arb_from_float(x) + 2 * mm * arb(ETA)) / denom).sqrt()
+        b = chunk if chunked else r
+        apriori = gamma(b + 1) * rho_N
+        under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(mm).sqrt()
+        return (1 + 2 * arb(_U)) * nR + 2 * arb(_U) * inter + apriori + under
+
+
+def _collatz_wielandt_step(U: np.ndarray, d: np.ndarray, z1: np.ndarray) -> arb:
+    """Ball whose upper end bounds ‖N‖₂ = ρ(N), N = |U| diag(d) |U|ᵀ (d ≥ 0), given floats z1 ≥ N𝟙.
+
+    Lemma G.2's argument (N symmetric nonnegative: ρ(N) ≤ maxᵢ (Nx)ᵢ/xᵢ for
+    every x > 0) with x = 𝟙 and x = z1 (> 0: `_inflate` adds a positive
+    constant); z2 ≥ N·z1 by the chain ``_inflate(|U| _inflate(d ⊙ _inflate(|U|ᵀz1, m), 1), r)``
+    (Lemma 2.2 with monotonicity), over row chunks of U. Each quotient is
+    bounded by ``(fl(z2ᵢ/xᵢ) + η/2)/(1 − u)``; the smaller bound is returned
+    (+∞ if neither is finite). Proof: proofs/enclosure.md §3, Lemma 3.4.
+    """
+    m, r = U.shape
+    best = arb.pos_inf()
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        y = np.zeros(r)
+        for a, b in _row_chunks(m):
+            y += np.abs(U[a:b]).T @ z1[a:b]
+        t2 = _inflate(d * _inflate(y, m), 1)  # ≥ |Λ||U|ᵀz1
+        z2 = np.empty(m)
+        for a, b in _row_chunks(m):
+            z2[a:b] = np.abs(U[a:b]) @ t2
+        z2 = _inflate(z2, r)  # ≥ N z1
+        for r_ in (float(np.max(z1)), float(np.max(z2 / z1))):
+            if np.isfinite(r_):
+                with working_precision():
+                    bound = (arb_from_float(r_) + arb(ETA)) / (1 - arb(_U))
+                if bound.upper() < best.upper():
+                    best = bound
+    return best
+
+
+def _sumsq_sym(R: np.ndarray, j0: int) -> float:
+    """``fl(Σ)`` of the squares of the symmetric completion's entries in one block column.
+
+    R holds the rows ``:J₁`` of block column J: rows ``j0:`` are the diagonal
+    block (each entry once), rows ``:j0`` strictly-upper entries whose mirrors
+    are not computed (counted twice: ``2·fl(s)`` is exact, and equals the float
+    sum ``fl(s + s)`` of the two copies, so the total is one tree of squares).
+    """
+    diag = R[j0:].reshape(-1)
+    s = float(diag @ diag)
+    if j0:
+        off = R[:j0].reshape(-1)
+        s += 2.0 * float(off @ off)
+    return s
