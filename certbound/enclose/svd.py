@@ -549,7 +549,22 @@ def meets_width_target(sigma: list[arb], tau: float = AUTO_RELATIVE_TARGET,
                        c: float = AUTO_SPECTRUM_FRACTION) -> bool:
     """Whether every ball's width is ≤ τ·max(σᵢ, c·σ₁) (relative above c·σ₁, absolute below).
 
-    A *decision*, not a bound: widths and midpoints are read as floats.
+    A *decision*, not a bound: widths and midpoints are read as floats (from
+    the float ends when the balls carry them, e.g. Theorem G's float evaluation).
+
+    Parameters
+    ----------
+    sigma : list of arb
+        Balls for σ₁ ≥ σ₂ ≥ … (descending).
+    tau : float
+        Relative width target τ.
+    c : float
+        Spectrum fraction: below c·σ₁ the width target is the absolute τ·c·σ₁.
+
+    Returns
+    -------
+    bool
+        True when every ball meets the target (also for an empty list).
 
     >>> meets_width_target([arb(1), arb(0.5).union(arb(0.5 + 1e-10))])
     True
@@ -558,6 +573,13 @@ def meets_width_target(sigma: list[arb], tau: float = AUTO_RELATIVE_TARGET,
     """
     if not sigma:
         return True
+    if isinstance(sigma, _BallsWithEnds):
+        lo, hi = sigma.lower, sigma.upper
+        top = float(hi[0])
+        if not math.isfinite(top):
+            return False
+        with np.errstate(all="ignore"):
+            return bool(np.all(hi - lo <= tau * np.maximum(0.5 * (lo + hi), c * top)))
     top = float(sigma[0].mid()) + float(sigma[0].rad())
     if not math.isfinite(top):
         return False

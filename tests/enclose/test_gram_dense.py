@@ -1,0 +1,314 @@
+"""The Gram route's dense kernels (issue 13) against exact references.
+
+Every check decides with exact rational arithmetic (``tests/enclose/exact_inertia.py``:
+Sylvester inertia of Fraction matrices, no tolerance) or with Fractions re-deriving
+Theorem G: the symmetric residual of Lemma 3.4, the upper-triangle chunked Gram
+matrices of Lemmas G.1 and 3.1, the fused power iteration of Lemma G.2, Theorem G's
+float evaluation (Lemma G.4) and whole enclosures with every chunk made tiny, on
+subnormal, huge, rank-deficient (negative λ) and zero inputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import arb
+from hypothesis import example, given, strategies as st
+
+import certbound.enclose.fperror as fperror
+import certbound.enclose.gram as gram_mod
+from certbound.ball import lower_fraction, upper_fraction
+from certbound.enclose import enclose_singular_values
+from certbound.enclose.gram import abs_gram_norm_upper, rounded_gram, theorem_g_float_bounds
+from tests.enclose import exact_inertia as ex
+
+
+def _sym_residual_exact(G, U, lam) -> list:
+    return ex.residual(G, U, lam, U)
+
+
+def _sym(rng, m, scale=1.0):
+    A = rng.standard_normal((m, m)) * scale
+    return np.triu(A) + np.triu(A, 1).T
+
+
+# --------------------------------------------------------------------------- Lemma 3.4
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_symmetric_residual_bounds_the_exact_norm(monkeypatch, case):
+    """Random G, eigen-ish U, λ (signed), every block and chunk size down to 1; inertia decides."""
+    rng = np.random.default_rng(700 + case)
+    m = [1, 2, 3, 5, 6, 7][case % 6]
+    scale = [1.0, 2.0**-1040, 2.0**500, 3.0][case % 4]
+    G = _sym(rng, m, scale)
+    lam, U = np.linalg.eigh(G)
+    if case % 3 == 1:
+        U = U + 1e-3 * rng.standard_normal(U.shape)  # poor vectors: a large computed residual
+        lam = lam * (1 + 1e-3)
+    if case % 5 == 2:
+        lam = -lam  # wrong signs: the residual is about 2‖G‖
+    cols, chunk = [(1, 1), (2, 1), (3, 2), (m, m)][case % 4]
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda mm: cols)
+    bound = fperror.symmetric_residual_norm_bound(G, U, lam, chunk=chunk)
+    B = upper_fraction(bound)
+    assert B is not None
+    assert ex.symmetric_norm_at_most(_sym_residual_exact(G, U, lam), B)
+
+
+def test_symmetric_residual_row_sums_include_the_mirrored_blocks(monkeypatch):
+    """U = 0: the bound is (1+2u)·min(‖G‖_F, ‖G‖_∞) — tight for a tridiagonal G only with mirrored row sums."""
+    m = 9
+    G = np.diag(np.full(m - 1, 1.0), 1) + np.diag(np.full(m - 1, 1.0), -1)  # ‖G‖₂ = 2cos(π/10) ≈ 1.90
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda mm: 2)
+    bound = fperror.symmetric_residual_norm_bound(G, np.zeros((m, m)), np.zeros(m), chunk=1)
+    B = upper_fraction(bound)
+    assert ex.symmetric_norm_at_most(ex.fractions_of(G), B)
+    assert B < Fraction(201, 100)  # ‖G‖_∞ = 2 (F-norm 4): the row sums were used, both halves of each row
+
+
+def test_symmetric_residual_frobenius_counts_off_diagonal_blocks_twice(monkeypatch):
+    """Arrowhead [[a, vᵀ], [v, 0]] with a = ‖v‖: ‖·‖₂ = 1.618‖v‖ > √2‖v‖ (the F-norm with one copy)."""
+    m = 6
+    G = np.zeros((m, m))
+    G[0, 1:] = G[1:, 0] = 1.0
+    G[0, 0] = np.sqrt(m - 1.0)  # ≈ ‖v‖ (a float)
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda mm: 1)
+    bound = fperror.symmetric_residual_norm_bound(G, np.zeros((m, m)), np.zeros(m))
+    B = upper_fraction(bound)
+    assert ex.symmetric_norm_at_most(ex.fractions_of(G), B)  # F-norm √3‖v‖ < ∞-norm here
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_symmetric_residual_covers_the_gemm_rounding(monkeypatch, seed):
+    """G = 0, rank-one UΛUᵀ: the computed residual's F-norm is within rounding of the exact norm,
+    so only the a-priori term γ_{b+1}‖|U||Λ||U|ᵀ‖₂ makes the bound valid."""
+    rng = np.random.default_rng(900 + seed)
+    m = 5
+    U = rng.standard_normal((m, 3))
+    lam = np.array([rng.standard_normal(), 0.0, 0.0])
+    exact = abs(Fraction(lam[0])) * sum(Fraction(float(x)) ** 2 for x in U[:, 0])  # ‖λ u uᵀ‖₂
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda mm: 2)
+    bound = fperror.symmetric_residual_norm_bound(np.zeros((m, m)), U, lam, chunk=1)
+    assert upper_fraction(bound) >= exact
+
+
+@pytest.mark.parametrize("chunk", [2, 8])
+def test_symmetric_residual_zero_computed_residual_needs_the_apriori_term(monkeypatch, chunk):
+    """Products exact, one rounded addition: fl(1 + 2⁻⁶²) = 1 = Ĝ, so R̂ = 0 while R = −2⁻⁶²𝟙𝟙ᵀ."""
+    m = 3
+    U = np.column_stack([np.ones(m), np.full(m, 2.0**-31)])
+    lam = np.array([1.0, 1.0])
+    G = np.ones((m, m))  # = fl(1·1 + 2⁻³¹·2⁻³¹) in every order, with or without FMA
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda mm: 2)
+    bound = fperror.symmetric_residual_norm_bound(G, U, lam, chunk=chunk)
+    assert ex.symmetric_norm_at_most(_sym_residual_exact(G, U, lam), upper_fraction(bound))
+    assert upper_fraction(bound) >= 3 * Fraction(1, 2**62)
+
+
+def test_symmetric_residual_refuses_asymmetric_and_reports_non_finite():
+    G = np.array([[1.0, 2.0], [2.0 + 2.0**-50, 1.0]])
+    with pytest.raises(ValueError, match="not exactly symmetric"):
+        fperror.symmetric_residual_norm_bound(G, np.eye(2), np.ones(2))
+    G = np.array([[np.inf, 0.0], [0.0, 1.0]])
+    assert not fperror.symmetric_residual_norm_bound(G, np.eye(2), np.ones(2)).is_finite()
+    big = np.full((2, 2), 1e300)
+    assert not fperror.symmetric_residual_norm_bound(np.zeros((2, 2)), big, np.ones(2)).upper().is_finite()
+
+
+# --------------------------------------------------------------------------- Lemmas G.1, G.2, 3.1 (upper triangles)
+
+
+@pytest.mark.parametrize("case", range(10))
+def test_rounded_gram_chunked_triangles_against_exact_deviation(case):
+    """β ≥ ‖Ĝ − WWᵀ‖₂ exactly, for chunks of 1–3 columns, C- and F-ordered and strided W."""
+    rng = np.random.default_rng(40 + case)
+    m, n = [(3, 8), (4, 9), (1, 7), (5, 5), (2, 11)][case % 5]
+    W = rng.standard_normal((m, n)) * [1.0, 2.0**-1030, 2.0**400][case % 3]
+    if case % 2:
+        W = np.asfortranarray(W)
+    if case == 8:
+        W = np.ascontiguousarray(rng.standard_normal((m, 2 * n)))[:, ::2]  # neither C- nor F-contiguous
+    G, beta = rounded_gram(W, chunk=[1, 2, 3][case % 3])
+    assert np.array_equal(G, G.T)
+    Wf = ex.fractions_of(W)
+    D = [[Fraction(float(G[i, j])) - sum((a * b for a, b in zip(Wf[i], Wf[j])), Fraction(0)) for j in range(m)]
+         for i in range(m)]
+    assert ex.symmetric_norm_at_most(D, upper_fraction(beta))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fused_power_iteration_bounds_the_spectral_radius(seed):
+    """The first product accumulated during the SYRKs (``first``) and the fused second pass bound ρ(|W||W|ᵀ)."""
+    rng = np.random.default_rng(60 + seed)
+    m, n = [(3, 10), (4, 4), (2, 9), (5, 13), (1, 6), (6, 7)][seed]
+    W = rng.standard_normal((m, n))
+    if seed == 3:
+        W[2] = 0.0  # a zero row: its ratio is 0, x stays positive
+    N = [[sum((abs(a) * abs(b) for a, b in zip(r1, r2)), Fraction(0)) for r2 in ex.fractions_of(W)]
+         for r1 in ex.fractions_of(W)]
+    z = fperror._inflate(np.abs(W) @ fperror._inflate(np.abs(W).sum(axis=0), m), n)
+    for first in (None, z):
+        b = abs_gram_norm_upper(W, first=first)
+        assert ex.symmetric_norm_at_most(N, upper_fraction(b))
+    # The first product from rounded_gram's chunk loop is a valid bound too (β ≥ γ_k‖N‖ + 4nmη).
+    _, beta = rounded_gram(W, chunk=2)
+    k = fperror.chunked_gamma_length(n, 2)
+    gk = Fraction(k, 2**53) / (1 - Fraction(k, 2**53))
+    assert ex.symmetric_norm_at_most([[x * gk for x in row] for row in N], upper_fraction(beta))
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_gram_deviation_triangle_against_exact(case):
+    rng = np.random.default_rng(80 + case)
+    m, r = [(6, 3), (7, 7), (9, 4), (4, 4)][case % 4]
+    X = np.linalg.qr(rng.standard_normal((m, r)))[0]
+    if case % 2:
+        X = np.asfortranarray(X + 1e-6 * rng.standard_normal(X.shape))
+    if case == 6:
+        X = X * 2.0**-520  # subnormal squares: the 4mrη term matters; diagonal far from 1 → +∞
+    b = fperror.gram_deviation_bound(X, chunk=[1, 2, 3][case % 3], triangle=True)
+    if case == 6:
+        assert not b.upper().is_finite()
+        return
+    assert ex.symmetric_norm_at_most(ex.gram_deviation(X), upper_fraction(b))
+
+
+# --------------------------------------------------------------------------- Lemma G.4 (float Theorem G)
+
+
+def _fraction_theorem_g(lam, a: Fraction, c: Fraction):
+    out = []
+    for li in sorted((Fraction(float(x)) for x in lam), reverse=True):
+        ends = [li * (1 - a), li * (1 + a)]
+        out.append((min(ends) - c, max(ends) + c))
+    return out
+
+
+@given(
+    st.lists(st.floats(-8, 8, allow_nan=False, width=32), min_size=1, max_size=6),
+    st.sampled_from([0.0, 2.0**-40, 0.125, 0.5, 1 - 2.0**-52]),
+    st.sampled_from([0.0, 2.0**-30, 0.25, 3.0]),
+    st.sampled_from([0.0, 2.0**-50, 1.0]),
+    st.sampled_from([0, 7, -3, -1060, 1000]),
+)
+@example([-0.5, 2.0], 0.25, 0.0, 1.0, 0)
+@example([-0.0, 0.0], 0.0, 0.0, 0.0, 0)
+@example([4.0, 1e-300], 0.0, 0.0, 0.0, -1060)  # subnormal ends: the Arb fallback
+@example([1e-30, 3.0], 2.0**-40, 2.0**-30, 0.0, 1000)
+def test_theorem_g_float_bounds_contain_the_exact_enclosure(lam, a, b, e, sc):
+    res = theorem_g_float_bounds(np.array(lam), arb(a), arb(b), arb(e), sc)
+    ref = _fraction_theorem_g(lam, Fraction(a), Fraction(b) + Fraction(e))
+    if any(hi < 0 for _, hi in ref):
+        return  # inconsistent data: the hypotheses cannot hold (None or any ball is fine)
+    assert res is not None and len(res) == len(ref)
+    two = Fraction(2) ** sc
+    for i, (ball, (lo2, hi2)) in enumerate(zip(res, ref)):
+        lo_b, hi_b = lower_fraction(ball), upper_fraction(ball)
+        # Outward: squares compared exactly (a ball [0, h] may dip just below 0).
+        assert max(lo_b, Fraction(0)) ** 2 <= max(lo2, Fraction(0)) * two**2
+        assert (hi_b / two) ** 2 >= hi2
+        if hasattr(res, "lower"):  # the float ends themselves
+            assert Fraction(float(res.lower[i])) ** 2 <= max(lo2, Fraction(0)) * two**2
+            assert (Fraction(float(res.upper[i])) / two) ** 2 >= hi2
+            # …and only a few ulps of |λ| + c outside the exact ends in σ² (Lemma G.4's loss;
+            # cancellation in λ − c is why the slack is absolute), plus 2⁻¹⁰⁶⁸ for subnormal steps.
+            slack = (abs(Fraction(float(sorted(lam, reverse=True)[i]))) + Fraction(b) + Fraction(e)) / 2**48
+            slack += Fraction(1, 2**1068)
+            assert (Fraction(float(res.upper[i])) / two) ** 2 <= hi2 + slack
+            if lo2 > slack:
+                assert (Fraction(float(res.lower[i])) / two) ** 2 >= lo2 - slack
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_outward_squares_each_step_against_fractions(seed):
+    """Lemma G.4 (a) entry by entry, with c = fl(λf) (total cancellation) so each step counts."""
+    rng = np.random.default_rng(300 + seed)
+    lv = rng.standard_normal(400) * 2.0 ** rng.integers(-60, 60, 400)
+    lv[:5] = [0.0, -0.0, 5e-324, -5e-324, 1.0]
+    f = 1.0 + rng.standard_normal(400) * 2.0**-30
+    for c in (0.0, 2.0**-70, float(abs(lv[7] * f[7])), float(abs(lv[9] * f[9]))):
+        lsq, hsq = gram_mod._outward_squares(lv, f, f, c)
+        for x, y, lo, hi in zip(lv.tolist(), f.tolist(), lsq.tolist(), hsq.tolist()):
+            exact = Fraction(x) * Fraction(y)
+            assert Fraction(lo) <= exact - Fraction(c) and Fraction(hi) >= exact + Fraction(c), (x, y, c)
+
+
+def test_outward_sqrt_against_fractions():
+    """Lemma G.4 (b): lo² ≤ y ≤ hi², for random, subnormal and perfect-square y."""
+    rng = np.random.default_rng(31)
+    y = np.abs(rng.standard_normal(2000)) * 2.0 ** rng.integers(-1074, 1000, 2000)
+    y[:6] = [0.0, 5e-324, 1e-310, 4.0, 2.0, 0.25]
+    lo, hi = gram_mod._outward_sqrt(y, y)
+    for v, a, b in zip(y.tolist(), lo.tolist(), hi.tolist()):
+        assert Fraction(a) ** 2 <= Fraction(v) <= Fraction(b) ** 2, v
+    lo, _ = gram_mod._outward_sqrt(np.array([-1.0, -0.0]), np.array([0.0, 0.0]))
+    assert lo.tolist() == [0.0, 0.0]
+
+
+def test_theorem_g_float_bounds_refusals():
+    lam = np.array([1.0])
+    assert theorem_g_float_bounds(lam, arb(1), arb(0), arb(0)) is None
+    assert theorem_g_float_bounds(lam, arb(0), arb.pos_inf(), arb(0)) is None
+    assert theorem_g_float_bounds(lam, arb(0), arb(0), arb("nan")) is None
+    assert theorem_g_float_bounds(np.array([-1.0]), arb(0.5), arb(0), arb(0.25)) is None  # h = -0.25 < 0
+
+
+def test_theorem_g_float_bounds_huge_eigenvalue_falls_back_to_arb():
+    res = theorem_g_float_bounds(np.array([1.7e308]), arb(0.5), arb(0), arb(0))
+    assert res is not None and not hasattr(res, "lower")  # the Arb evaluation (θλ overflows a float)
+    assert upper_fraction(res[0]) ** 2 >= Fraction(1.7e308) * Fraction(3, 2)
+
+
+# --------------------------------------------------------------------------- whole enclosures, tiny chunks
+
+
+def _exact_sigma_checks(W, enc):
+    gram = ex.smaller_gram(ex.fractions_of(W))
+    for i, ball in enumerate(enc.sigma):
+        lo, hi = Fraction(float(enc.lower[i])), Fraction(float(enc.upper[i]))
+        assert ex.singular_value_in(gram, i, lo, hi), (i, enc.lower[i], enc.upper[i])
+        assert ex.singular_value_in(gram, i, max(lower_fraction(ball), Fraction(0)), upper_fraction(ball))
+
+
+@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("mode", ["gram", "auto"])
+def test_whole_gram_route_with_tiny_chunks_against_exact_inertia(monkeypatch, case, mode):
+    monkeypatch.setattr(gram_mod, "GRAM_CHUNK", 2)
+    monkeypatch.setattr(gram_mod, "ALPHA_CHUNK", 2)
+    monkeypatch.setattr(gram_mod, "RESIDUAL_CHUNK", 1)
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda m: 2)
+    rng = np.random.default_rng(1200 + case)
+    m, n = [(4, 9), (9, 4), (6, 6), (3, 8), (7, 2), (5, 10)][case % 6]
+    W = rng.standard_normal((m, n))
+    if case % 4 == 1:
+        W = rng.standard_normal((m, 2)) @ rng.standard_normal((2, n))  # rank 2: λ ≈ 0 of either sign
+    if case % 4 == 2:
+        W[0] = 0.0  # a zero row
+    W = W * [1.0, 2.0**-1050, 2.0**600, 2.0**-300, 2.0**300, 1.0][case % 6]  # subnormal / huge / unscaled ranges
+    if case == 11:
+        W = np.asfortranarray(W)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        enc = enclose_singular_values(W, mode=mode)
+    assert enc.certified
+    _exact_sigma_checks(W, enc)
+
+
+def test_gram_route_with_alpha_not_below_one_falls_back(monkeypatch):
+    """Theorem G refused (α ≥ 1): gram mode runs the fast chain, whose enclosure is still exact-checked."""
+    original = fperror.gram_deviation_bound
+
+    def alpha_two_for_the_gram_route(X, chunk=None, triangle=False):
+        return arb(2) if chunk == gram_mod.ALPHA_CHUNK else original(X, chunk, triangle)
+
+    monkeypatch.setattr(fperror, "gram_deviation_bound", alpha_two_for_the_gram_route)
+    W = np.random.default_rng(5).standard_normal((4, 7))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = enclose_singular_values(W, mode="gram")
+    assert enc.mode == "fast"
+    _exact_sigma_checks(W, enc)
