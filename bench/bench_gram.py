@@ -1,95 +1,175 @@
-"""Gram-mode certificate: time and width against a values-only SVD and fast mode.
+"""Gram route (modes gram/auto on dense matrices): CPU time against the fastest float pipeline, and widths.
 
-Goal (issue 2/3): ``enclose_singular_values_gram(W)`` ÷ ``numpy.linalg.svd(W,
-compute_uv=False)`` ≤ ~0.6 for wide/tall matrices (FFN shapes 384×1536 and
-768×3072), far below fast mode (which needs the SVD *with* vectors).
+The peer is ``bench/bench_model.py``'s (a) for a dense matrix: the Gram matrix of
+the shorter side (``W @ W.T``, which numpy runs as SYRK) and its values-only
+``numpy.linalg.eigvalsh`` — no certificate. The certified Gram route needs in
+addition the eigenvectors (``eigh``), the residual and α products: its floor is
+about 2× the peer.
 
-Matrices are trained-like (σᵢ ∝ i^-0.7, float32-stored). Timings are medians
-over interleaved repeats (baseline, gram, fast alternate), so the ratios stay
-meaningful on a busy machine. BLAS is pinned to one thread unless
-``--threads`` says otherwise (set before numpy is imported).
+Matrices: ``trained`` (σᵢ ∝ i^-0.7, float32-stored) and ``gaussian`` (0.02·N(0,1)).
+Times are CPU (process) times, medians over interleaved repeats (peer, gram,
+auto alternate) in one process, so ratios stay meaningful on a busy machine;
+wall times are printed too. BLAS is pinned to ``--threads`` (default 1) before
+numpy is imported.
 
-Run: ``python bench/bench_gram.py [--repeat 7] [--threads 1] [--tall]``.
+``--before DIR`` runs the whole bench alternately (``--rounds``) in fresh
+processes with ``PYTHONPATH=DIR`` (e.g. ``git archive c5d75bb certbound | tar -x -C DIR``)
+and with this tree, and prints the ratios side by side plus the width change
+per σ (after ÷ before; σ-ends of the same matrices).
+
+Run: ``python bench/bench_gram.py [--repeat 7] [--threads 1] [--shapes 384x1536,768x3072]
+[--before DIR --rounds 3]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 
+SHAPES = "384x1536,1536x384,768x3072,3072x768,768x768"
 
-def _parse() -> argparse.Namespace:
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    ap.add_argument("--tall", action="store_true", help="also the transposed (tall) shapes")
-    return ap.parse_args()
+    ap.add_argument("--shapes", default=SHAPES, help=f"comma-separated MxN list (default {SHAPES})")
+    ap.add_argument("--matrices", default="trained,gaussian")
+    ap.add_argument("--modes", default="gram,auto")
+    ap.add_argument("--before", metavar="DIR", help="compare with the certbound package under DIR")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --before")
+    ap.add_argument("--emit-json", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    try:
+        args.shape_list = [tuple(int(x) for x in s.lower().split("x")) for s in args.shapes.split(",") if s]
+    except ValueError:
+        ap.error(f"--shapes: expected MxN[,MxN...], got {args.shapes!r}")
+    return args
 
 
-def main() -> None:
-    args = _parse()
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
-    if "numpy" in sys.modules:  # pragma: no cover - only when imported from elsewhere
-        print("warning: numpy already imported; --threads may not apply")
-    import statistics
+def _matrix(kind: str, m: int, n: int):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    if kind == "gaussian":
+        return 0.02 * rng.standard_normal((m, n))
+    k = min(m, n)
+    U = np.linalg.qr(rng.standard_normal((m, k)))[0]
+    V = np.linalg.qr(rng.standard_normal((n, k)))[0]
+    s = (np.arange(1, k + 1) ** -0.7) * 3.0
+    return ((U * s) @ V.T).astype(np.float32).astype(np.float64)
+
+
+def run(args: argparse.Namespace) -> list[dict]:
     import time
     import warnings
 
     import numpy as np
 
     from certbound.enclose import enclose_singular_values
-    from certbound.enclose.gram import enclose_singular_values_gram
 
-    def trained_like(m: int, n: int, rng) -> np.ndarray:
-        k = min(m, n)
-        U = np.linalg.qr(rng.standard_normal((m, k)))[0]
-        V = np.linalg.qr(rng.standard_normal((n, k)))[0]
-        s = (np.arange(1, k + 1) ** -0.7) * 3.0
-        return ((U * s) @ V.T).astype(np.float32).astype(np.float64)
+    def peer(W):
+        G = W @ W.T if W.shape[0] <= W.shape[1] else W.T @ W  # SYRK
+        return np.sqrt(np.maximum(np.linalg.eigvalsh(G)[::-1], 0.0))
 
-    def widths(enc, s):
-        rel = (enc.upper - enc.lower) / s
-        keep = s >= 1e-2 * s[0]
-        return float(np.median(rel[keep])), float(rel[0]), float(np.max(rel))
+    modes = [m for m in args.modes.split(",") if m]
+    rows = []
+    for m, n in args.shape_list:
+        for kind in args.matrices.split(","):
+            W = _matrix(kind, m, n)
+            s = np.linalg.svd(W, compute_uv=False)
+            fns = {"peer": lambda: peer(W)}
+            encs = {}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for md in modes:
+                    encs[md] = enclose_singular_values(W, mode=md)
+                    fns[md] = (lambda md=md: enclose_singular_values(W, mode=md))
+                cpu = {k: [] for k in fns}
+                wall = {k: [] for k in fns}
+                for _ in range(args.repeat):
+                    for k, f in fns.items():
+                        c, t = time.process_time(), time.perf_counter()
+                        f()
+                        cpu[k].append(time.process_time() - c)
+                        wall[k].append(time.perf_counter() - t)
+            row = {"shape": f"{m}x{n}", "matrix": kind}
+            keep = s >= 1e-2 * s[0]
+            for k in fns:
+                row[f"cpu_{k}"] = statistics.median(cpu[k])
+                row[f"wall_{k}"] = statistics.median(wall[k])
+            for md, enc in encs.items():
+                rel = (enc.upper - enc.lower) / np.where(s > 0, s, 1.0)
+                row[f"mode_{md}"] = enc.mode
+                row[f"width_{md}"] = float(np.median(rel[keep]))
+                row[f"width1_{md}"] = float(rel[0])
+                row[f"widths_{md}"] = (enc.upper - enc.lower).tolist()
+            rows.append(row)
+    return rows
 
-    rng = np.random.default_rng(0)
-    shapes = [(384, 1536), (768, 3072)]
-    if args.tall:
-        shapes += [(1536, 384)]
-    print(f"BLAS threads: {args.threads}; medians of {args.repeat} interleaved repeats")
-    print(
-        f"{'shape':>10} {'svdvals s':>9} {'gram s':>8} {'fast s':>8} {'gram/svdvals':>12} {'gram/fast':>9}"
-        f"   {'rel width (median | σ₁ | max)':>40}"
-    )
-    for m, n in shapes:
-        W = trained_like(m, n, rng)
-        s = np.linalg.svd(W, compute_uv=False)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # a fallback would distort the comparison
-            eg = enclose_singular_values_gram(W)
-            ef = enclose_singular_values(W, mode="fast")
-        assert eg.mode == "gram" and ef.mode == "fast"
-        assert np.all(eg.lower <= s * (1 + 1e-15)) and np.all(s <= eg.upper * (1 + 1e-15))  # sanity only
-        fns = {
-            "svdvals": lambda: np.linalg.svd(W, compute_uv=False),
-            "gram": lambda: enclose_singular_values_gram(W),
-            "fast": lambda: enclose_singular_values(W, mode="fast"),
-        }
-        ts = {k: [] for k in fns}
-        for _ in range(args.repeat):
-            for k, f in fns.items():
-                t = time.perf_counter()
-                f()
-                ts[k].append(time.perf_counter() - t)
-        med = {k: statistics.median(v) for k, v in ts.items()}
-        wg, wf = widths(eg, s), widths(ef, s)
-        print(
-            f"{m:>4}x{n:<5} {med['svdvals']:9.4f} {med['gram']:8.4f} {med['fast']:8.4f} "
-            f"{med['gram'] / med['svdvals']:12.2f} {med['gram'] / med['fast']:9.2f}"
-            f"   gram {wg[0]:.1e} | {wg[1]:.1e} | {wg[2]:.1e}   fast {wf[0]:.1e} | {wf[1]:.1e} | {wf[2]:.1e}"
-        )
+
+def _print_rows(rows: list[dict], modes: list[str]) -> None:
+    print(f"{'shape':>10} {'matrix':>8} {'peer cpu s':>10} " + " ".join(
+        f"{md + ' cpu s':>11} {md + '/peer':>10} {'wall/peer':>9} {'width≥1e-2σ₁':>12} {'width σ₁':>9}" for md in modes))
+    for r in rows:
+        p = r["cpu_peer"]
+        print(f"{r['shape']:>10} {r['matrix']:>8} {p:10.4f} " + " ".join(
+            f"{r['cpu_' + md]:11.4f} {r['cpu_' + md] / p:10.2f} {r['wall_' + md] / r['wall_peer']:9.2f} "
+            f"{r['width_' + md]:12.2e} {r['width1_' + md]:9.2e}" for md in modes))
+
+
+def compare(args: argparse.Namespace) -> None:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    child = ["--repeat", str(args.repeat), "--threads", str(args.threads), "--shapes", args.shapes,
+             "--matrices", args.matrices, "--modes", args.modes, "--emit-json"]
+    results: dict[str, list[list[dict]]] = {"before": [], "after": []}
+    for rnd in range(args.rounds):
+        for label, path in (("before", os.path.abspath(args.before)), ("after", here)):
+            env = dict(os.environ, PYTHONPATH=path)
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), *child],
+                                 env=env, capture_output=True, text=True, check=True).stdout
+            results[label].append([json.loads(line) for line in out.splitlines() if line.startswith("{")])
+            print(f"round {rnd + 1} {label} done", file=sys.stderr, flush=True)
+    modes = [m for m in args.modes.split(",") if m]
+    print(f"BLAS threads {args.threads}; CPU ratios to the peer (SYRK + eigvalsh), medians over {args.rounds} rounds "
+          f"of {args.repeat} interleaved repeats; width ratio = after/before per σ (max, median, #wider)")
+    print(f"{'shape':>10} {'matrix':>8} {'mode':>5} {'before':>7} {'after':>7} {'wall b':>7} {'wall a':>7} "
+          f"{'peer ms':>8} {'width≥1e-2σ₁ b/a':>19} {'w-ratio max':>11} {'median':>7} {'wider':>7} {'mode b→a':>16}")
+    for i, a0 in enumerate(results["after"][0]):
+        b0 = results["before"][0][i]
+        for md in modes:
+            def med(label, key):
+                return statistics.median(rs[i][key] / rs[i][key.split("_")[0] + "_peer"] for rs in results[label])
+            wb, wa = b0[f"widths_{md}"], a0[f"widths_{md}"]
+            ratios = [y / x if x > 0 else (1.0 if y == 0 else float("inf")) for x, y in zip(wb, wa)]
+            wider = sum(y > x for x, y in zip(wb, wa))
+            peer_ms = 1e3 * statistics.median(rs[i]["cpu_peer"] for rs in results["after"])
+            print(f"{a0['shape']:>10} {a0['matrix']:>8} {md:>5} {med('before', 'cpu_' + md):7.2f} "
+                  f"{med('after', 'cpu_' + md):7.2f} {med('before', 'wall_' + md):7.2f} {med('after', 'wall_' + md):7.2f} "
+                  f"{peer_ms:8.1f} {b0['width_' + md]:9.2e}/{a0['width_' + md]:9.2e} {max(ratios):11.4f} "
+                  f"{statistics.median(ratios):7.4f} {wider:>3}/{len(wb):<3} {b0['mode_' + md]:>7}→{a0['mode_' + md]:<8}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    if args.before:
+        compare(args)
+        return
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    if "numpy" in sys.modules:  # pragma: no cover - only when imported from elsewhere
+        print("warning: numpy already imported; --threads may not apply", file=sys.stderr)
+    rows = run(args)
+    if args.emit_json:
+        for r in rows:
+            print(json.dumps(r))
+        return
+    print(f"BLAS threads: {args.threads}; CPU medians of {args.repeat} interleaved repeats")
+    _print_rows(rows, [m for m in args.modes.split(",") if m])
 
 
 if __name__ == "__main__":
