@@ -324,8 +324,10 @@ def theorem_g_float_bounds(
     lo, hi = _outward_sqrt(lsq, hsq)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         lo2, hi2 = np.ldexp(lo, scale_exponent), np.ldexp(hi, scale_exponent)
-    exact = (bool(np.all(np.isfinite(hi2))) and bool(np.all((lo == 0) | (lo2 >= _MIN_NORMAL)))
-             and bool(np.all(hi2 >= _MIN_NORMAL)))
+    # A lower end scaled to exactly 2⁻¹⁰²² may have been rounded *up* onto it (2⁻¹⁰²²(1 − 2⁻⁵³) ties to
+    # 2⁻¹⁰²²): lower ends must be strictly above; an upper end rounded up stays an upper bound.
+    exact = (bool(np.all(np.isfinite(hi2))) and bool(np.all((lo == 0) | (lo2 > _MIN_NORMAL)))
+             and bool(np.all((hi == 0) | (hi2 >= _MIN_NORMAL))))
     if not exact:
         return theorem_g_intervals(lam, alpha, beta, e, scale_exponent)
     with working_precision():

@@ -254,7 +254,8 @@ def theorem_r_float_bounds(
         lo = np.maximum(np.nextafter(np.nextafter(sv * dn, -np.inf) - ef, -np.inf), 0.0)
         hi = np.nextafter(np.nextafter(sv * upf, np.inf) + ef, np.inf)
         lo2, hi2 = np.ldexp(lo, scale_exponent), np.ldexp(hi, scale_exponent)
-    exact = (bool(np.all(np.isfinite(hi2))) and bool(np.all((lo == 0) | (lo2 >= _MIN_NORMAL)))
+    # Lower ends strictly above 2⁻¹⁰²²: 2⁻¹⁰²²(1 − 2⁻⁵³) rounds (ties to even) up onto it.
+    exact = (bool(np.all(np.isfinite(hi2))) and bool(np.all((lo == 0) | (lo2 > _MIN_NORMAL)))
              and bool(np.all(hi2 >= _MIN_NORMAL)))
     if not exact:
         return theorem_r_intervals(s, alpha, beta, e, scale_exponent)

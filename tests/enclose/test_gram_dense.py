@@ -249,6 +249,19 @@ def test_outward_sqrt_against_fractions():
     assert lo.tolist() == [0.0, 0.0]
 
 
+def test_theorem_g_float_ends_at_the_smallest_normal():
+    """σ within an ulp of 2⁻¹⁰²² after scaling: λ = 1 + 2⁻⁵² gives lo = pred(1) = 1 − 2⁻⁵³, whose ldexp by −1022
+    ties *up* onto 2⁻¹⁰²² (not exact: the lower end must be strictly above 2⁻¹⁰²² to be kept); exact checks."""
+    for lam in (1.0, float(np.nextafter(1.0, 2.0)), float(np.nextafter(1.0, 0.0)), 4.0, float(np.nextafter(4.0, 0.0))):
+        for t in (-1022, -1023, -1021):
+            res = theorem_g_float_bounds(np.array([lam]), arb(0), arb(0), arb(0), t)
+            exact_sq = Fraction(lam) * Fraction(2) ** (2 * t)
+            assert max(lower_fraction(res[0]), Fraction(0)) ** 2 <= exact_sq <= upper_fraction(res[0]) ** 2
+            if hasattr(res, "lower"):
+                assert res.lower[0] == 0 or res.lower[0] > 2.0**-1022
+                assert Fraction(float(res.lower[0])) ** 2 <= exact_sq <= Fraction(float(res.upper[0])) ** 2
+
+
 def test_theorem_g_float_bounds_refusals():
     lam = np.array([1.0])
     assert theorem_g_float_bounds(lam, arb(1), arb(0), arb(0)) is None
