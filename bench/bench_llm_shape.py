@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [sys.executable, "-m", "certbound", "spectrum", d, "--layers", args.layers,
                    "--quiet", "--jobs", str(jobs), "--json", os.path.join(tmp, f"r{jobs}.json")]
             if args.mode:
-                cmd += ["--mode", args.mode]
+                cmd += ["--spectrum-mode", args.mode]
             if mapping:
                 cmd += ["--mapping", mapping]
             wall, rss, _ = _measure(cmd, env)

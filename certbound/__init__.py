@@ -15,6 +15,7 @@ and norms) is re-exported here too.
 True
 """
 
+from certbound._errors import OptionError
 from certbound._version import __version__
 from certbound.enclose import (
     CertificateWarning,
@@ -55,6 +56,7 @@ __all__ = [
     "ProxiesReport",
     "audit",
     "AuditReport",
+    "OptionError",
     # numeric kernel
     "CertificateWarning",
     "RankBounds",

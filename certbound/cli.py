@@ -15,11 +15,13 @@ import sys
 from types import ModuleType
 
 from certbound._blas import single_threaded
+from certbound._errors import OptionError
 from certbound._optional import MissingDependencyError
 from certbound.ball import FloatEnvironmentError, check_float_environment
 from certbound.report.writers import check_output_path
 
-__all__ = ["main", "build_parser", "check_file_options", "INPUT_FILE_OPTIONS", "OUTPUT_FILE_OPTIONS"]
+__all__ = ["main", "build_parser", "check_file_options", "option_flags", "INPUT_FILE_OPTIONS",
+           "OUTPUT_FILE_OPTIONS"]
 
 
 def _command_modules() -> list[ModuleType]:
@@ -46,8 +48,45 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in _command_modules():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+        p.set_defaults(_run=mod.run, _flags=option_flags(p, getattr(mod, "OPTION_FLAGS", None)))
     return parser
+
+
+def option_flags(parser: argparse.ArgumentParser, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Library parameter name → the command's flag, for re-spelling :class:`~certbound.OptionError` messages.
+
+    Every visible long option maps its ``dest`` (``seq_len`` → ``--seq-len``);
+    hidden (deprecated) aliases are skipped. A command whose library
+    parameters are named otherwise than its ``dest`` gives them in ``extra``
+    (its module's ``OPTION_FLAGS``, e.g. ``{"ps": "--p"}``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        One command's parser.
+    extra : dict, optional
+        Further parameter names and their flags (they win over the ``dest`` rule).
+
+    Returns
+    -------
+    dict
+        ``{parameter: flag}``.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("--seq-len", type=int)
+    >>> _ = p.add_argument("--old", dest="seq_len", help=argparse.SUPPRESS)
+    >>> option_flags(p, {"logit_scale": "--no-logit-scale"})
+    {'seq_len': '--seq-len', 'logit_scale': '--no-logit-scale'}
+    """
+    flags: dict[str, str] = {}
+    for action in parser._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs and action.help != argparse.SUPPRESS and action.dest != "help":
+            flags.setdefault(action.dest, longs[0])
+    flags.update(extra or {})
+    return flags
 
 
 #: Options naming files a command reads / writes (argparse ``dest`` → flag), checked
@@ -107,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, FloatEnvironmentError, MissingDependencyError) as exc:
         # Input problems (missing file, corrupt tensor, bad option), a missing
         # optional dependency and a floating-point environment the certificates do not cover end the run
-        # cleanly with the reason; output files are written atomically elsewhere.
-        print(f"certbound {args.command}: error: {exc}", file=sys.stderr)
+        # cleanly with the reason; output files are written atomically elsewhere. A library error about
+        # an option names it as a parameter (`seq_len`): here it is spelled as this command's flag.
+        msg = exc.spelled(args._flags) if isinstance(exc, OptionError) else str(exc)
+        print(f"certbound {args.command}: error: {msg}", file=sys.stderr)
         return 2

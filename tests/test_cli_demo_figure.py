@@ -57,14 +57,14 @@ def test_demo_figure_json_records_no_machine_local_path(tmp_path, capsys, monkey
     # given relative: recorded as given; given absolute: only its last component
     for given, name in (("models", "models/n200"), (str(models), "models/n200")):
         out = tmp_path / "fig"
-        assert main(["demo-figure", "--models", given, "--n", "200", "--out", str(out), "--mode", "fast"]) == 0
+        assert main(["demo-figure", "--models", given, "--n", "200", "--out", str(out), "--spectrum-mode", "fast"]) == 0
         capsys.readouterr()
         text = (out / "demo_vs_n.json").read_text()
         assert str(tmp_path) not in text
         d = json.loads(text)
         assert d["points"][0]["model_path"] == name
         assert d["points"][0]["command"] == f"certbound train-demo --out {name} --seed 0 --n-train 200"
-        assert d["command"] == "certbound demo-figure --models models --n 200 --mode fast"
+        assert d["command"] == "certbound demo-figure --models models --n 200 --spectrum-mode fast"
         assert d["spectrum_mode"] == "fast"
 
 

@@ -21,6 +21,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "certbound"
 #: sub-package (or module) → layer; a module may import only from lower layers (or its own group).
 LAYERS = {
     "certbound._version": 0,
+    "certbound._errors": 0,
     "certbound._optional": 0,
     "certbound._blas": 0,
     "certbound.ball": 0,

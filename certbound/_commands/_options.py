@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
 from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
 
-__all__ = ["LAYERS_HELP", "SPECTRUM_MODE_HELP", "add_spectrum_mode_option", "parse_layers", "prefix_depth"]
+__all__ = ["LAYERS_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "add_spectrum_mode_option", "parse_layers",
+           "prefix_depth"]
 
 #: The one meaning of ``--layers``: 0-based layer indices.
 LAYERS_HELP = "only these layers: 0-based indices, comma-separated (e.g. 0,5) or a range a-b (e.g. 0-3)"
 
-#: The one help text of the certificate-mode option (``--mode``; ``--spectrum-mode`` in ``bound``/``covering``).
+#: The one name of the certificate-mode option in every command (``bound``'s ``--mode`` is the theorem's).
+SPECTRUM_MODE_FLAG = "--spectrum-mode"
+
+#: The one help text of the certificate-mode option.
 SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default auto: per matrix the cheapest "
                       "certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate for dense matrices, "
                       "Gram-factor route for heads), else fast; every mode is certified)")
@@ -69,14 +75,52 @@ def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | No
     return len(layers)
 
 
-def add_spectrum_mode_option(parser: argparse.ArgumentParser, flag: str = "--mode") -> None:
-    """The certificate-mode option of every command that certifies a spectrum: one set of modes, one default.
+class _DeprecatedAlias(argparse.Action):
+    """A hidden old spelling of an option: stores like the new one and says on stderr to use that."""
 
-    ``flag`` is ``--mode``, or ``--spectrum-mode`` where ``--mode`` means something else (``bound``).
+    def __init__(self, option_strings: list[str], dest: str, *, new: str, **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
 
-    >>> p = argparse.ArgumentParser()
-    >>> add_spectrum_mode_option(p)
-    >>> p.parse_args([]).mode, p.parse_args(["--mode", "gram"]).mode
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"{parser.prog}: warning: {option_string} is deprecated, use {self.new} (same values)",
+              file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_spectrum_mode_option(parser: argparse.ArgumentParser, *, deprecated_alias: str | None = None) -> None:
+    """``--spectrum-mode``: the certificate-mode option of every command that certifies a spectrum.
+
+    One name, one set of modes (:data:`certbound.pipeline.SPECTRUM_MODES`), one
+    default (``auto``), stored as ``args.spectrum_mode`` (the library keyword
+    ``spectrum_mode``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    deprecated_alias : str, optional
+        An old spelling (``"--mode"`` in ``spectrum``, ``proxies``, ``sweep``,
+        ``demo``, ``demo-figure`` before session 4) that still works, hidden from
+        ``--help``, with a deprecation warning on stderr.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser(prog="certbound spectrum")
+    >>> add_spectrum_mode_option(p, deprecated_alias="--mode")
+    >>> p.parse_args([]).spectrum_mode, p.parse_args(["--spectrum-mode", "gram"]).spectrum_mode
     ('auto', 'gram')
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     p.parse_args(["--mode", "tight"]).spectrum_mode
+    'tight'
+    >>> print(err.getvalue().strip())
+    certbound spectrum: warning: --mode is deprecated, use --spectrum-mode (same values)
     """
-    parser.add_argument(flag, choices=SPECTRUM_MODES, default=DEFAULT_SPECTRUM_MODE, help=SPECTRUM_MODE_HELP)
+    parser.add_argument(SPECTRUM_MODE_FLAG, choices=SPECTRUM_MODES, default=DEFAULT_SPECTRUM_MODE,
+                        help=SPECTRUM_MODE_HELP)
+    if deprecated_alias is not None:
+        parser.add_argument(deprecated_alias, dest="spectrum_mode", choices=SPECTRUM_MODES, action=_DeprecatedAlias,
+                            new=SPECTRUM_MODE_FLAG, help=argparse.SUPPRESS)

@@ -28,9 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-prec", type=int, default=1024, metavar="BITS",
                         help="highest Arb working precision tried for undecided claims (default 1024)")
     parser.add_argument("--max-mode", choices=ESCALATION_MODES, default="tight",
-                        help="last certificate mode of the escalation ladder fast -> tight -> arb, tried for "
-                             "undecided claims as the precision doubles (default tight); gram/auto are not on "
-                             "the ladder (cheaper, not narrower than fast); bound(spectrum_mode=...) takes any mode")
+                        help="last certificate mode of the escalation ladder fast -> tight -> arb (more cost for "
+                             "narrower balls), tried for undecided claims as the precision doubles (default tight); "
+                             "gram and auto are no rung: they buy speed, not width (cheaper than fast, but gram's "
+                             "widths grow like (sigma_1/sigma_i)^2 and auto stops at a 1e-8 relative target, so "
+                             "both can be wider than fast); a claim's bound(spectrum_mode=...) takes any mode")
     parser.add_argument("--quiet", action="store_true", help="do not print the table")
     parser.add_argument("--functions", action="store_true",
                         help="list the functions and quantities allowed in expressions, then exit")

@@ -31,10 +31,14 @@ from certbound.pipeline import BoundSettings, open_model, parse_count, parse_num
 from certbound.pipeline import bound_latex as result_latex
 from certbound.report.writers import json_text, write_all
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "format_result", "result_latex", "settings_from_args"]
+__all__ = ["NAME", "HELP", "OPTION_FLAGS", "add_arguments", "run", "format_result", "result_latex",
+           "settings_from_args"]
 
 NAME = "bound"
 HELP = "certified generalization-gap bound (Theorem 2 post hoc, or Theorem 1) for a checkpoint's Pi-surrogate network"
+
+#: Library parameters (BoundSettings, certified_bound) whose flag is not ``--`` + their dest.
+OPTION_FLAGS = {"logit_scale": "--no-logit-scale", "scale_logits": "spectrum --scale-logits"}
 
 
 #: Said in --help, the README and the output's assumptions (issue 12 item 16).
@@ -81,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="JSON configuration for --mode fixed; every value a priori")
     parser.add_argument("--spectra", metavar="FILE",
                         help="reuse a `certbound spectrum --json` report instead of certifying again")
-    add_spectrum_mode_option(parser, "--spectrum-mode")  # --mode is the theorem's (posthoc/fixed)
+    add_spectrum_mode_option(parser)  # --mode is the theorem's (posthoc/fixed)
     parser.add_argument("--partition-ratio", type=float, default=1.25, metavar="R",
                         help="ratio of the geometric Riemann partition (default 1.25)")
     parser.add_argument("--p-grid-m", type=int, metavar="M",

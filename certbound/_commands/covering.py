@@ -22,10 +22,13 @@ from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import covering_report, parse_count, parse_number
 from certbound.report.writers import atomic_write_text, json_text
 
-__all__ = ["NAME", "HELP", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "OPTION_FLAGS", "add_arguments", "run"]
 
 NAME = "covering"
 HELP = "certified log covering number (Lemma A / Theorem 4.1) of the constraint class of one stored matrix"
+
+#: covering_report's parameters whose flag is not ``--`` + their dest.
+OPTION_FLAGS = {"ps": "--p"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rank", type=int, metavar="R",
                         help="rank bound of the class (default: the certified rank upper bound); a value below it is "
                              "accepted only if the exact rank of W over Q (FLINT) is <= R")
-    add_spectrum_mode_option(parser, "--spectrum-mode")
+    add_spectrum_mode_option(parser)
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
 
 
@@ -70,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         raise FileNotFoundError(f"matrix {args.matrix!r}: no such file (a .npy file holding a 2-D array)") from None
     rep = covering_report(W, eps=eps, rows=rows, rho=rho, ps=ps, p_grid_m=args.p_grid_m, rank=args.rank,
-                          mode=args.spectrum_mode, name=args.matrix)
+                          spectrum_mode=args.spectrum_mode, name=args.matrix)
     best_text = rep.pop("_best_text")
     cells = rep.pop("_cells")
     counting_text = rep.pop("_counting_text")

@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sample size n of the bound (default: the checkpoint's training-set size)")
     parser.add_argument("--n-test", type=_count("--n-test"), default=None,
                         help="fresh test samples for the measured risk (default: from the checkpoint, 20000)")
-    add_spectrum_mode_option(parser)
+    add_spectrum_mode_option(parser, deprecated_alias="--mode")
     parser.add_argument("--split-delta", action="store_true",
                         help="evaluate each of the k certified lines at delta/k, so that all of them hold together "
                              "with probability >= 1 - delta (default: each at delta, together >= 1 - k delta)")
@@ -302,7 +302,7 @@ def result_json(res) -> dict:
         "joint_confidence_lower": str(res.joint_confidence),
         "bound": res.bound.to_json(),
         # the requested certificate mode and, per matrix, the certificate that succeeded
-        "spectrum_mode": res.mode,
+        "spectrum_mode": res.spectrum_mode,
         "spectrum_certificates": {**{_key_label(k): enc.mode for k, enc in res.spectra.items()},
                          "readout": res.readout.mode},
     }
@@ -336,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
     delta = DEFAULT_DELTA if args.delta is None else args.delta
     if not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {delta}")
-    res = run_demo(args.model, delta=delta, n=args.n, n_test=args.n_test, mode=args.mode,
+    res = run_demo(args.model, delta=delta, n=args.n, n_test=args.n_test, spectrum_mode=args.spectrum_mode,
                    search_nonvacuous=not args.no_search, split_delta=args.split_delta)
     if args.json:
         write_json(args.json, result_json(res))

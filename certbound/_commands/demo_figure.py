@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fresh test samples per model (default: each checkpoint's own)")
     parser.add_argument("--out", default="docs/figures", metavar="DIR",
                         help="output directory of demo_vs_n.png/.pdf/.json (default: %(default)s)")
-    add_spectrum_mode_option(parser)
+    add_spectrum_mode_option(parser, deprecated_alias="--mode")
 
 
 def portable_model_name(models: str, n: int) -> str:
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         _train(dirs[n], n, log)
     points = []
     for n in ns:
-        p = demo_point(dirs[n], n_test=args.n_test, mode=args.mode)
+        p = demo_point(dirs[n], n_test=args.n_test, spectrum_mode=args.spectrum_mode)
         name = portable_model_name(args.models, n)
         p = dataclasses.replace(p, model_path=name, command=_portable_command(p.command, name))
         eb = "-" if p.error_bound is None else f"{p.error_bound:.4f}"
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             f"test error {p.test_error:.4f}, input-counting {p.input_counting:.4g}")
         points.append(p)
     grid = sorted({int(10 ** (k / 4)) for k in range(12, 29)})
-    cf = counterfactual_curve(dirs[ns[-1]], grid, mode=args.mode)
+    cf = counterfactual_curve(dirs[ns[-1]], grid, spectrum_mode=args.spectrum_mode)
     caption = (f"Sparse-majority demo models (certbound-pi, one head, 40 binary tokens, 5% label noise), each trained "
                f"on its own n and evaluated by `certbound demo` at that n with delta = 0.01. Left: certified bound on "
                f"the 0-1 test error vs measured test error ({points[0].n_test} fresh samples). Right: certified bound "
@@ -160,8 +160,8 @@ def run(args: argparse.Namespace) -> int:
                f"they had come from n samples. Shaded: vacuous. Made by: certbound demo-figure --train.")
     paths = plot_demo_vs_n(points, out, counterfactual=cf, caption=caption)
     command = ["certbound", "demo-figure", "--models", _portable_dir(args.models), "--n", ",".join(map(str, ns)),
-               "--mode", args.mode] + ([] if args.n_test is None else ["--n-test", str(args.n_test)])
-    write_json(out / "demo_vs_n.json", {"command": shlex.join(command), "spectrum_mode": args.mode,
+               "--spectrum-mode", args.spectrum_mode] + ([] if args.n_test is None else ["--n-test", str(args.n_test)])
+    write_json(out / "demo_vs_n.json", {"command": shlex.join(command), "spectrum_mode": args.spectrum_mode,
                                         "points": [p.to_json() for p in points],
                                         "counterfactual": [{"n": n, "gap_bound": b} for n, b in cf],
                                         "caption": caption})

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="paper: the authors' formulas (L_phi = 1.13, absent from gamma); corrected: "
         "L_phi (exact GELU constant) also in gamma; both (default): print both and their ratio",
     )
-    add_spectrum_mode_option(parser)
+    add_spectrum_mode_option(parser, deprecated_alias="--mode")
     parser.add_argument("--layers", default=None, metavar="L,L,...",
                         help="only these layers, 0-based as everywhere; the proxies need a prefix 0..K-1 "
                              "(e.g. 0-2: a depth-3 sub-model, labelled as such)")
@@ -168,8 +168,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--digits must be >= 1")
     t0 = time.perf_counter()
     depth = prefix_depth(parse_layers(args.layers))
-    report = open_model(args.model, mapping=args.mapping).proxies(args.variant, mode=args.mode, layers=depth,
-                                                                  progress=True)
+    report = open_model(args.model, mapping=args.mapping).proxies(args.variant, spectrum_mode=args.spectrum_mode,
+                                                                  layers=depth, progress=True)
     info, results = report.info, list(report.results.values())
     seconds = time.perf_counter() - t0
     name = os.path.basename(os.path.normpath(os.fspath(args.model)))

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
-    add_spectrum_mode_option(parser)  # the certificate used is each record's "mode"
+    add_spectrum_mode_option(parser, deprecated_alias="--mode")  # the certificate used: each record's "mode"
     parser.add_argument("--raw", action="store_true", help="also certify the raw per-layer W_Q, W_K, W_V, W_O")
     parser.add_argument("--scale-logits", action="store_true",
                         help="fold the attention logit scale 1/sqrt(d_h) into QK")
@@ -110,9 +110,10 @@ def run(args: argparse.Namespace) -> int:
     if records_path is None:
         store = MemoryRecordStore()
     else:
-        store = RecordStore(records_path, spectrum_store_settings(args.mode, ps, include_sigma), resume=args.resume)
+        store = RecordStore(records_path, spectrum_store_settings(args.spectrum_mode, ps, include_sigma),
+                            resume=args.resume)
     try:
-        run = spectrum_run(args.model, mode=args.mode, raw=args.raw, scale_logits=args.scale_logits, ps=ps,
+        run = spectrum_run(args.model, mode=args.spectrum_mode, raw=args.raw, scale_logits=args.scale_logits, ps=ps,
                            layers=layers, jobs=args.jobs, config=args.config, mapping=args.mapping,
                            include_sigma=include_sigma, progress=True, store=store, dask=args.dask)
         if args.resume:

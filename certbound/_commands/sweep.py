@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grid-N", type=_int_list, default=list(MINIATURE_N), help="widths of the control grid")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random-init control")
     parser.add_argument("--no-prefix", action="store_true", help="skip prefix-depth curves of the trained models")
-    add_spectrum_mode_option(parser)
+    add_spectrum_mode_option(parser, deprecated_alias="--mode")
     parser.add_argument("--digits", type=int, default=4, help="significant digits in the LaTeX/printed tables")
     parser.add_argument("--no-figures", action="store_true", help="tables only (no matplotlib needed)")
     parser.add_argument("--plot-variant", choices=VARIANTS, default="paper", help="variant shown in figures")
@@ -149,12 +149,13 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     print("certifying:", file=sys.stderr, flush=True)
     runs = run_sweep(args.models, random_grid=not args.no_random_grid, grid_L=args.grid_L, grid_N=args.grid_N,
-                     seed=args.seed, prefix=not args.no_prefix, mode=args.mode, log=sys.stderr, progress=True)
+                     seed=args.seed, prefix=not args.no_prefix, spectrum_mode=args.spectrum_mode, log=sys.stderr,
+                     progress=True)
     seconds = time.perf_counter() - t0
     # What was run, for captions: the command and its settings (the wall time goes to stdout and JSON only).
     grid = "" if args.no_random_grid else (f" + random-init grid L in {{{', '.join(map(str, args.grid_L))}}}, "
                                            f"N in {{{', '.join(map(str, args.grid_N))}}}, seed {args.seed}")
-    what = f"Run: certbound sweep {' '.join(args.models)}{grid}; kernel mode {args.mode}."
+    what = f"Run: certbound sweep {' '.join(args.models)}{grid}; certificate mode {args.spectrum_mode}."
 
     rows, csv_rows, tex_entries = [], [], []
     for r in runs:

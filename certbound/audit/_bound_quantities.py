@@ -91,7 +91,7 @@ def _normalise(kw: dict[str, Value]) -> dict[str, Any]:
         elif kind == "dyadic":
             if Fraction(float(q)) != q:
                 raise DomainError(f"bound: {name} = {q} must be exactly representable as a binary64 number "
-                                  "(e.g. 1.25), as the CLI's --partition-ratio is")
+                                  "(e.g. 1.25), as BoundSettings.partition_ratio (a float) is")
             out[name] = q
         else:
             if q <= 0:

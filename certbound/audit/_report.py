@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from certbound._errors import OptionError
 from certbound._optional import import_optional
 from certbound.audit._claims import ClaimsFile, load_claims, parse_claims
 from certbound.audit._render import exit_code, report_json, report_markdown, report_table, summary_counts
@@ -84,9 +85,9 @@ def audit_file(claims: str | os.PathLike[str] | ClaimsFile, *, max_prec: int = 1
     (['confirmed'], 0)
     """
     if isinstance(max_prec, bool) or not isinstance(max_prec, int) or max_prec < 128:
-        raise ValueError(f"--max-prec must be at least 128, got {max_prec}")
+        raise OptionError(f"`max_prec` must be at least 128, got {max_prec}")
     if max_mode not in ESCALATION_MODES:
-        raise ValueError(f"--max-mode must be one of {', '.join(ESCALATION_MODES)} (the escalation ladder), "
+        raise OptionError(f"`max_mode` must be one of {', '.join(ESCALATION_MODES)} (the escalation ladder), "
                          f"not {max_mode!r}")
     if isinstance(claims, ClaimsFile):
         cf = claims

@@ -34,6 +34,7 @@ from typing import Any
 
 from flint import arb
 
+from certbound._errors import OptionError
 from certbound.audit._claims import Claim, ClaimsFile
 from certbound.audit._errors import DomainError
 from certbound.audit._evaluate import EvalContext, evaluate, to_ball, uses_models
@@ -43,8 +44,9 @@ from certbound.ball import DEFAULT_PREC, bounded_endpoints, working_precision
 __all__ = ["CERTAIN_DIGITS_SHOWN", "ESCALATION_MODES", "Verdict", "asserted_interval", "decide", "precision_schedule", "audit_claims", "STATUSES"]
 
 STATUSES = ("confirmed", "refuted", "undecided", "error")
-#: The certificate modes the audit escalates through, narrowest last (``gram``/``auto`` are cheaper than
-#: ``fast`` but not narrower, so they are no rung of this ladder; :data:`certbound.enclose.MODES` has all).
+#: The certificate modes the audit escalates through, narrowest last. ``gram``/``auto`` are cheaper than
+#: ``fast`` but can be wider (gram's widths grow like (σ₁/σᵢ)², auto stops at a 1e-8 relative target), so
+#: they are no rung of this ladder; :data:`certbound.enclose.MODES` has all.
 ESCALATION_MODES = ("fast", "tight", "arb")
 #: Certain digits are searched up to this many significant digits (reports say "≥ 24" beyond).
 CERTAIN_DIGITS_SHOWN = 24
@@ -187,7 +189,7 @@ def precision_schedule(max_prec: int = 1024, max_mode: str = "tight") -> list[tu
     """
     modes = ESCALATION_MODES
     if max_mode not in modes:
-        raise ValueError(f"--max-mode must be one of {', '.join(modes)} (the escalation ladder), not {max_mode!r}")
+        raise OptionError(f"`max_mode` must be one of {', '.join(modes)} (the escalation ladder), not {max_mode!r}")
     top = modes.index(max_mode)
     out, bits, level = [], DEFAULT_PREC, 0
     while True:

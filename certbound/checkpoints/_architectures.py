@@ -66,6 +66,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable
 
+from certbound._errors import OptionError
+
 from ._pi import PI_ARCHITECTURE_HELP, is_pi_config, pi_config_facts, pi_templates
 from ._sources import Checkpoint, read_config
 
@@ -487,7 +489,13 @@ Pass it with --mapping FILE."""
 
 
 def supported_architectures() -> list[str]:
-    """Names of the built-in architectures (and the config ``model_type`` values they accept)."""
+    """Names of the built-in architectures (and the config ``model_type`` values they accept).
+
+    Returns
+    -------
+    list of str
+        One ``"name (model_type, ...)"`` entry per built-in architecture.
+    """
     return [f"{s.name} (model_type: {', '.join(s.model_types)})" for s in ARCHITECTURES.values()] + [
         PI_ARCHITECTURE_HELP]
 
@@ -697,7 +705,23 @@ class ModelLayout:
 
 
 def load_mapping(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check a mapping file (see :data:`MAPPING_HELP`)."""
+    """Read and check a mapping file (see :data:`MAPPING_HELP`).
+
+    Parameters
+    ----------
+    path : str or path
+        A JSON mapping file.
+
+    Returns
+    -------
+    dict
+        The checked mapping (:func:`check_mapping`), ``_path`` set to ``path``.
+
+    Raises
+    ------
+    ValueError
+        For invalid JSON or a mapping that :func:`check_mapping` refuses, naming the file.
+    """
     path = os.fspath(path)
     return check_mapping(read_config(path), path)
 
@@ -705,6 +729,20 @@ def load_mapping(path: str | os.PathLike[str]) -> dict[str, Any]:
 def check_mapping(m: dict[str, Any], where: str = "mapping") -> dict[str, Any]:
     """Check a mapping dict (see :data:`MAPPING_HELP`); returns a copy with ``_path`` set.
 
+    Parameters
+    ----------
+    m : dict
+        The mapping (a built-in architecture under a prefix, or a full tensor-name description).
+    where : str
+        Its name in error messages (the file).
+
+    Returns
+    -------
+    dict
+        A checked copy, ``_path`` set to ``where``.
+
+    Examples
+    --------
     >>> check_mapping({"tensors": {"W_QKV": "h.{layer}.qkv", "W_O": "h.{layer}.o", "M_in": "h.{layer}.a",
     ...                            "M_out": "h.{layer}.b"}})
     Traceback (most recent call last):
@@ -757,10 +795,10 @@ def _spec_for_config(config: dict[str, Any] | None, where: str) -> ArchitectureS
     def unsupported(what: str) -> str:
         return (f"{where}: unsupported or unknown architecture {what}. Supported: "
                 + "; ".join(supported_architectures())
-                + ".\nFor another model, map tensor names by hand with --mapping FILE.\n" + MAPPING_HELP)
+                + ".\nFor another model, map tensor names by hand with a `mapping` file.\n" + MAPPING_HELP)
 
     if config is None:
-        raise ValueError(unsupported("(no config.json found; give one with --config FILE)"))
+        raise OptionError(unsupported("(no config.json found; give one as the `config` file)"))
     mt = config.get("model_type")
     for s in ARCHITECTURES.values():
         if mt in s.model_types:
@@ -769,7 +807,7 @@ def _spec_for_config(config: dict[str, Any] | None, where: str) -> ArchitectureS
         for s in sorted(ARCHITECTURES.values(), key=lambda s: -max((len(c) for c in s.class_names), default=0)):
             if any(str(arch).startswith(c) for c in s.class_names):
                 return s
-    raise ValueError(unsupported(f"model_type={mt!r}, architectures={config.get('architectures')!r}"))
+    raise OptionError(unsupported(f"model_type={mt!r}, architectures={config.get('architectures')!r}"))
 
 
 def _config_int(config: dict[str, Any], keys: tuple[str, ...], what: str, where: str) -> int | None:
@@ -793,9 +831,9 @@ def _prefix_candidates(ck: Checkpoint, spec_name: str, templates: dict[str, str]
     if not prefixes:
         tail = suffix.rsplit(".", 2)[-2]
         near = [n for n in ck.names() if tail in n][:5]
-        raise ValueError(f"{ck.path}: tensor '*{suffix}' ({spec_name} layer 0 {first_role}) is missing"
-                         + (f"; similar names: {near}" if near else "")
-                         + ". If the names differ, give --mapping FILE.\n" + MAPPING_HELP)
+        raise OptionError(f"{ck.path}: tensor '*{suffix}' ({spec_name} layer 0 {first_role}) is missing"
+                          + (f"; similar names: {near}" if near else "")
+                          + ". If the names differ, give a `mapping` file.\n" + MAPPING_HELP)
     return prefixes
 
 
@@ -840,6 +878,24 @@ def resolve_layout(ck: Checkpoint, mapping: dict[str, Any] | None = None) -> Mod
 
     Only metadata is read (names, shapes, dtypes), so a bad checkpoint fails
     here, before any numerical work. Errors name the file and the tensor.
+
+    Parameters
+    ----------
+    ck : Checkpoint
+        The opened checkpoint (its config and tensor metadata).
+    mapping : dict, optional
+        A checked mapping (:func:`load_mapping`) for an unsupported architecture.
+
+    Returns
+    -------
+    ModelLayout
+        Architecture, sizes, storage layout and tensor-name templates.
+
+    Raises
+    ------
+    ValueError
+        For an unknown architecture, a missing or mis-shaped tensor, or a config that
+        disagrees with the weights (naming the file and the tensor).
     """
     where = ck.config_path or ck.path
     config = ck.config or {}
@@ -995,6 +1051,20 @@ def expected_stored_shape(layout: ModelLayout, role: str, layer: int = 0) -> tup
     W_QKV N × (H + 2·H_kv)·d_h (cross-attention X_* alike), M_in/M_gate/M_up
     N × d_ff, M_out/M_down d_ff × N, M_gate_up N × 2·d_ff, M (variant P) N × N;
     the readout is a vector (N,). ``linear`` storage is the transpose.
+
+    Parameters
+    ----------
+    layout : ModelLayout
+        The resolved layout.
+    role : str
+        A tensor role (``"W_Q"``, ``"M_in"``, ``"readout"``, ...).
+    layer : int
+        The layer (stacks may differ in size).
+
+    Returns
+    -------
+    tuple of int
+        The shape as stored.
     """
     s, _ = layout.stack_of(layer)
     N, F = layout.hidden_size, s.intermediate_size
@@ -1056,6 +1126,6 @@ def _check_layer_count(ck: Checkpoint, layout: ModelLayout) -> None:
         name = layout.prefix + s.templates[role].format(layer=s.num_layers, group=s.num_layers, expert=0)
         if name in ck:
             where = f"{s.name} " if s.name else ""
-            raise ValueError(f"{ck.file_of(name)}: the weights hold tensor {name!r} of {where}layer {s.num_layers}, "
-                             f"but the config declares {s.num_layers} {where}layers; certifying only those would "
-                             "bound another network (fix the config, or pass --config FILE)")
+            raise OptionError(f"{ck.file_of(name)}: the weights hold tensor {name!r} of {where}layer "
+                              f"{s.num_layers}, but the config declares {s.num_layers} {where}layers; certifying "
+                              "only those would bound another network (fix the config, or give a `config` file)")

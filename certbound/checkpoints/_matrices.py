@@ -59,6 +59,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from certbound._errors import OptionError
+
 from ._architectures import ModelLayout, Stack, load_mapping, resolve_layout
 from ._sources import Checkpoint, load_checkpoint
 
@@ -343,9 +345,8 @@ def _types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits
         raise ValueError(f"unknown matrix type(s) {sorted(unknown)}; known: "
                          f"{MATRIX_TYPES + RAW_TYPES + EXTRA_TYPES + GATED_TYPES + CROSS_TYPES}")
     if scale_logits and not lay.attention_logit_scale:
-        raise ValueError(f"{where}: {lay.architecture} attention computes logits without 1/sqrt(d_h) "
-                         "(A = W_Q W_K^T exactly), so the logit-scale option does not apply: drop --scale-logits "
-                         "(`certbound bound`: pass --no-logit-scale)")
+        raise OptionError(f"{where}: {lay.architecture} attention computes logits without 1/sqrt(d_h) "
+                          "(A = W_Q W_K^T exactly), so there is no logit scale to fold in: drop `scale_logits`")
     if "readout" in want and not lay.has_readout:
         raise ValueError(f"{where}: {lay.architecture} checkpoints have no learned readout matrix (type 'readout')")
     have = set(lay.matrix_types)
@@ -424,8 +425,8 @@ def _layer_matrices(ck: Checkpoint, lay: ModelLayout, layer: int, want: set[str]
                     a, pending, folded = (np.ascontiguousarray(wq[:, h * dh:(h + 1) * dh]), 1, 1)
                     if scale_logits:
                         if d is None:
-                            raise ValueError(f"{ck.path}: the {lay.architecture} logit scale ({lay.logit_scale!r}) "
-                                             "is not 1/sqrt of an integer; drop --scale-logits")
+                            raise OptionError(f"{ck.path}: the {lay.architecture} logit scale "
+                                              f"({lay.logit_scale!r}) is not 1/sqrt of an integer; drop `scale_logits`")
                         a, pending, folded = _fold_scale(a, d)
                     yield TheoryMatrix(layer, h, qk_t, (N, N),
                                        factors=(a, np.ascontiguousarray(wk[:, g * dh:(g + 1) * dh])),

@@ -36,6 +36,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from certbound._errors import OptionError
+
 from ._safetensors import FLOAT_DTYPES, SafetensorsFile
 
 __all__ = ["Checkpoint", "load_checkpoint", "read_config", "iter_tensors"]
@@ -45,7 +47,23 @@ _BIN_INDEX = "pytorch_model.bin.index.json"
 
 
 def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a ``config.json`` (or mapping) file as a dict, with clear errors."""
+    """Read a ``config.json`` (or mapping) file as a dict, with clear errors.
+
+    Parameters
+    ----------
+    path : str or path
+        A JSON file holding an object.
+
+    Returns
+    -------
+    dict
+        Its contents.
+
+    Raises
+    ------
+    ValueError
+        For a file that is not valid JSON or not an object (naming the file).
+    """
     path = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as f:
@@ -391,8 +409,8 @@ def _onnx_infer_config(path: str, graph: Any, inits: dict[str, Any], names: list
     inter = f"{prefix}encoder.layer.0.intermediate.dense.weight"
     heads = _onnx_infer_heads(graph, inits, f"{prefix}encoder.layer.0.attention.self.query.bias", hidden)
     if heads is None:
-        raise ValueError(f"{path}: cannot infer the number of attention heads from the ONNX graph; "
-                         f"give a config.json with --config FILE (num_attention_heads)")
+        raise OptionError(f"{path}: cannot infer the number of attention heads from the ONNX graph; "
+                          "give a `config` file (a config.json with num_attention_heads)")
     return {
         "model_type": "bert",
         "hidden_size": hidden,
@@ -588,7 +606,18 @@ def load_checkpoint(path: str | os.PathLike[str], *, config: str | os.PathLike[s
 
 
 def iter_tensors(checkpoint: Checkpoint) -> Iterator[tuple[str, np.ndarray]]:
-    """Yield ``(name, float64 array)`` for every float tensor, one at a time."""
+    """Yield ``(name, float64 array)`` for every float tensor, one at a time.
+
+    Parameters
+    ----------
+    checkpoint : Checkpoint
+        The opened checkpoint.
+
+    Yields
+    ------
+    tuple of (str, numpy.ndarray)
+        Name and exact float64 values of each floating-point tensor.
+    """
     for name in checkpoint.names():
         if checkpoint.dtype(name) in FLOAT_DTYPES:
             yield name, checkpoint.get(name, require_finite=False)

@@ -14,6 +14,7 @@ calls into this package and renders. No function here takes an
 128
 """
 
+from certbound._errors import OptionError
 from certbound.pipeline._bound import (
     BoundSettings,
     certified_bound,
@@ -54,6 +55,7 @@ __all__ = [
     "SPECTRUM_MODES",
     "DEFAULT_SPECTRUM_MODE",
     "check_spectrum_mode",
+    "OptionError",
     "parse_schatten_indices",
     "hub_cache_dir",
     "resolve_hub_id",

@@ -23,7 +23,8 @@ weights.
 
 Numbers are read exactly: strings as decimals or ratios (``"0.01"``,
 ``"1/100"``), ints and Fractions as they are, floats as the binary64 number
-they are. Error messages name the ``certbound bound`` flag of each option.
+they are. Error messages (:class:`~certbound.OptionError`) name each option as its
+parameter (```delta```, ```seq_len```); ``certbound bound`` re-spells them as its flags.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import numpy as np
 from flint import arb
 
 from certbound._blas import single_threaded
+from certbound._errors import OptionError, option_name
 from certbound.ball import DEFAULT_PREC, ball_from_json, float_upper, upper_fraction, working_precision
 from certbound.bounds import (
     BoundOptions,
@@ -54,7 +56,7 @@ from certbound.bounds import (
 )
 from certbound.checkpoints import open_checkpoint, require_theory_coverage, theory_matrices
 from certbound.enclose import enclose_singular_values
-from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._spectrum import enclose_theory_matrices, records_digest, scaled_enclosure, weights_digest
@@ -73,11 +75,12 @@ _EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)$")
 
 
 def _refuse_huge_literal(text: str, what: str) -> None:
+    what = option_name(what)
     if len(text) > MAX_DECIMAL_EXPONENT:
-        raise ValueError(f"{what}: a number of {len(text)} characters is out of range")
+        raise OptionError(f"{what}: a number of {len(text)} characters is out of range")
     m = _EXPONENT.search(text)
     if m and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
-        raise ValueError(f"{what}: {text!r} is out of range: the decimal exponent must lie within "
+        raise OptionError(f"{what}: {text!r} is out of range: the decimal exponent must lie within "
                          f"±{MAX_DECIMAL_EXPONENT}")
 
 
@@ -85,7 +88,7 @@ def _refuse_huge_literal(text: str, what: str) -> None:
 Number = Union[str, int, float, Fraction]
 
 
-def parse_count(text: Any, what: str = "--n") -> int:
+def parse_count(text: Any, what: str = "n") -> int:
     """A positive integer from ``"1000000"``, ``"1e6"`` or ``"10**6"`` (exactly), or an int.
 
     Parameters
@@ -93,7 +96,8 @@ def parse_count(text: Any, what: str = "--n") -> int:
     text : str or int
         The count as written (never read through a binary float).
     what : str
-        The option's name in error messages.
+        The option's name in error messages (an identifier is written ```what```,
+        see :func:`certbound._errors.option_name`).
 
     Returns
     -------
@@ -107,21 +111,22 @@ def parse_count(text: Any, what: str = "--n") -> int:
     >>> parse_count("1.5")
     Traceback (most recent call last):
     ...
-    ValueError: --n: '1.5' is not a positive integer
-    >>> parse_count("1e400")
+    certbound._errors.OptionError: `n`: '1.5' is not a positive integer
+    >>> parse_count("1e400", "--n")
     Traceback (most recent call last):
     ...
-    ValueError: --n: '1e400' is out of range: at most 1e99 (the bound's float search works in binary64)
+    certbound._errors.OptionError: --n: '1e400' is out of range: at most 1e99 (the bound's float search works in binary64)
     """
+    raw_what, what = what, option_name(what)
     if isinstance(text, bool):
-        raise ValueError(f"{what}: {text!r} is not a positive integer")
-    too_large = ValueError(f"{what}: {text!r} is out of range: at most 1e{MAX_COUNT_DIGITS - 1} "
+        raise OptionError(f"{what}: {text!r} is not a positive integer")
+    too_large = OptionError(f"{what}: {text!r} is out of range: at most 1e{MAX_COUNT_DIGITS - 1} "
                            "(the bound's float search works in binary64)")
     if isinstance(text, (int, Fraction)) or (isinstance(text, float) and math.isfinite(text)):
         q = Fraction(text)
     else:
         t = str(text).strip().replace("_", "")
-        _refuse_huge_literal(t, what)
+        _refuse_huge_literal(t, raw_what)
         # Refuse astronomically large counts from the text, before building them exactly.
         m = re.fullmatch(r"([0-9.]+)[eE]\+?([0-9]+)", t)
         if m and int(m.group(2)) > MAX_COUNT_DIGITS + len(m.group(1)):
@@ -137,9 +142,9 @@ def parse_count(text: Any, what: str = "--n") -> int:
         except (ValueError, ZeroDivisionError) as exc:
             if exc is too_large:
                 raise
-            raise ValueError(f"{what}: {text!r} is not a number") from None
+            raise OptionError(f"{what}: {text!r} is not a number") from None
     if q.denominator != 1 or q < 1:
-        raise ValueError(f"{what}: {text!r} is not a positive integer")
+        raise OptionError(f"{what}: {text!r} is not a positive integer")
     if q >= 10**MAX_COUNT_DIGITS:
         raise too_large
     return int(q)
@@ -156,7 +161,8 @@ def parse_number(value: Any, what: str) -> Fraction | float:
     value : str, int, float or Fraction
         The number as given.
     what : str
-        The option's name in error messages.
+        The option's name in error messages (an identifier is written ```what```,
+        see :func:`certbound._errors.option_name`).
 
     Returns
     -------
@@ -165,24 +171,29 @@ def parse_number(value: Any, what: str) -> Fraction | float:
 
     Examples
     --------
-    >>> parse_number("0.25", "--delta"), parse_number("0.01", "--delta"), parse_number(Fraction(1, 3), "x")
+    >>> parse_number("0.25", "delta"), parse_number("0.01", "delta"), parse_number(Fraction(1, 3), "x")
     (0.25, Fraction(1, 100), Fraction(1, 3))
+    >>> parse_number("0.0.1", "delta")
+    Traceback (most recent call last):
+    ...
+    certbound._errors.OptionError: `delta`: '0.0.1' is not a number
     """
+    raw_what, what = what, option_name(what)
     if isinstance(value, bool):
-        raise ValueError(f"{what}: {value!r} is not a number")
+        raise OptionError(f"{what}: {value!r} is not a number")
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{what}: {value!r} is not a finite number")
+            raise OptionError(f"{what}: {value!r} is not a finite number")
         return value
     if isinstance(value, (int, Fraction)):
         q = Fraction(value)
     else:
         text = str(value).strip()
-        _refuse_huge_literal(text, what)
+        _refuse_huge_literal(text, raw_what)
         try:
             q = Fraction(text)
         except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{what}: {value!r} is not a number") from None
+            raise OptionError(f"{what}: {value!r} is not a number") from None
     # dyadic values stay exact floats; others stay exact Fractions (turned into balls)
     return float(q) if Fraction(float(q)) == q else q
 
@@ -195,7 +206,7 @@ def _float_reading(x: float, *, upper: bool) -> Fraction | float:
     C_w, L_φ, c_sm) the larger reading is used, for δ the smaller: a bound
     valid at the larger constants and the smaller δ is valid at either
     reading too (``proofs/pipeline.md`` §1). So ``delta=0.01`` gives the
-    bound of ``--delta 0.01``.
+    bound of ``delta="0.01"`` (and of ``certbound bound --delta 0.01``).
 
     >>> _float_reading(0.01, upper=False), _float_reading(0.1, upper=True) == 0.1
     (Fraction(1, 100), True)
@@ -260,7 +271,7 @@ class BoundSettings:
     >>> BoundSettings(mode="fixed")
     Traceback (most recent call last):
     ...
-    ValueError: --mode fixed needs --constraints FILE (the a-priori configuration)
+    certbound._errors.OptionError: `mode` 'fixed' needs `constraints` (a JSON file: the a-priori configuration)
     """
 
     seq_len: int | None = None
@@ -283,43 +294,56 @@ class BoundSettings:
 
     def __post_init__(self) -> None:
         if self.loss not in ("given", "ramp"):
-            raise ValueError(f"--loss must be 'given' or 'ramp', not {self.loss!r}")
+            raise OptionError(f"`loss` must be 'given' or 'ramp', not {self.loss!r}")
         if self.loss == "ramp":
             if self.margin is None:
-                raise ValueError("--loss ramp needs --margin G (the a-priori margin γ > 0)")
+                raise OptionError("`margin` (the a-priori margin γ > 0) is required when `loss` is 'ramp'")
             if self.loss_bound is not None or self.loss_lipschitz is not None:
-                raise ValueError("--loss ramp fixes B_L = 1 and L_L = 1/margin: do not pass --loss-bound/--loss-lipschitz")
-            if not parse_number(self.margin, "--margin") > 0:
-                raise ValueError(f"--margin must be > 0, not {self.margin!r}")
+                raise OptionError("`loss` 'ramp' fixes B_L = 1 and L_L = 1/γ: do not give `loss_bound` "
+                                  "or `loss_lipschitz`")
+            if not parse_number(self.margin, "margin") > 0:
+                raise OptionError(f"`margin` must be > 0, not {self.margin!r}")
         elif self.margin is not None:
-            raise ValueError("--margin is only used with --loss ramp")
+            raise OptionError("`margin` is only used when `loss` is 'ramp'")
         if self.mode not in ("posthoc", "fixed"):
-            raise ValueError(f"--mode must be 'posthoc' or 'fixed', not {self.mode!r}")
+            raise OptionError(f"`mode` must be 'posthoc' or 'fixed', not {self.mode!r}")
         if self.mode == "fixed" and not self.constraints:
-            raise ValueError("--mode fixed needs --constraints FILE (the a-priori configuration)")
+            raise OptionError("`mode` 'fixed' needs `constraints` (a JSON file: the a-priori configuration)")
         if self.mode != "fixed" and self.constraints:
             # silently computing Theorem 2 instead of the Theorem 1 the user asked for would mislead
-            raise ValueError("--constraints is only used with --mode fixed (Theorem 1); the post hoc bound "
-                             "chooses its configuration itself")
-        check_spectrum_mode(self.spectrum_mode, "--spectrum-mode")
+            raise OptionError("`constraints` is only used when `mode` is 'fixed' (Theorem 1); the post hoc "
+                              "bound chooses its configuration itself")
+        check_spectrum_mode(self.spectrum_mode, "spectrum_mode")
         if isinstance(self.partition_ratio, bool) or not isinstance(self.partition_ratio, (int, float)) \
                 or not 1 < self.partition_ratio < math.inf:
-            raise ValueError(f"--partition-ratio: {self.partition_ratio!r} is not a finite number > 1")
+            raise OptionError(f"`partition_ratio`: {self.partition_ratio!r} is not a finite number > 1")
         for name in ("seq_len", "p_grid_m"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise ValueError(f"--{name.replace('_', '-')} must be an integer, not {v!r}")
+                raise OptionError(f"`{name}` must be an integer, not {v!r}")
         if self.seq_len is not None and self.seq_len < 1:
-            raise ValueError("--seq-len must be ≥ 1")
+            raise OptionError("`seq_len` must be ≥ 1")
         for name in ("loss_bound", "loss_lipschitz", "readout_norm", "softmax_lip", "act_lip"):
             v = getattr(self, name)
             if v is not None:
-                parse_number(v, "--" + name.replace("_", "-"))  # refuse what is not a number now
+                parse_number(v, name)  # refuse what is not a number now
 
     @classmethod
     def from_options(cls, **options: Any) -> "BoundSettings":
         """Settings from keyword options; an unknown name is an error naming the known ones.
 
+        Parameters
+        ----------
+        **options
+            :class:`BoundSettings` fields by name.
+
+        Returns
+        -------
+        BoundSettings
+            The checked settings.
+
+        Examples
+        --------
         >>> BoundSettings.from_options(seqlen=3)
         Traceback (most recent call last):
         ...
@@ -336,9 +360,9 @@ class BoundSettings:
 # model → spectra
 
 
-def model_spectra(model: str, *, scale_logits: bool = True, mode: str = DEFAULT_SPECTRUM_MODE,
+def model_spectra(model: str, *, scale_logits: bool = True, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
                   config: str | None = None, mapping: str | None = None,
-                  progress: ProgressSpec = None) -> tuple[dict, Any, dict]:
+                  progress: ProgressSpec = None, mode: str | None = None) -> tuple[dict, Any, dict]:
     """Certified enclosures of every theory matrix of a checkpoint, keyed ``(layer, head, type)``.
 
     Per-head ``QK``/``VO`` through the product path (never formed, rank ≤ d_h
@@ -351,12 +375,15 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = DEFAULT_
         A checkpoint directory or weights file, or a packaged checkpoint name.
     scale_logits : bool
         Include the attention logit scale in ``QK`` (as the bound needs).
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
     config, mapping : str, optional
-        ``--config`` / ``--mapping`` files.
+        A ``config.json`` to use instead of the checkpoint's, and a JSON tensor-name mapping
+        for an unsupported architecture (as :func:`certbound.checkpoints.open_checkpoint`).
     progress : None, bool, "auto" or callable, optional
         See :mod:`certbound.pipeline._progress`.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -364,11 +391,12 @@ def model_spectra(model: str, *, scale_logits: bool = True, mode: str = DEFAULT_
         ``(spectra, layout, config)``: the enclosures (a learned readout's under
         the key ``"readout"``), the checkpoint layout and its config dict.
     """
-    check_spectrum_mode(mode)  # before the model is opened
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)  # before the model is opened
     path = resolve_packaged_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
-        spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, mode=mode, progress=progress)
+        spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, spectrum_mode=spectrum_mode,
+                                   progress=progress)
         cfg = dict(ck.config or {})
     finally:
         ck.close()
@@ -387,8 +415,44 @@ def _single_threaded_iter(it: Any) -> Any:
 
 
 def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = True,
-                     mode: str = DEFAULT_SPECTRUM_MODE, progress: ProgressSpec = None) -> dict:
-    """:func:`model_spectra` of an opened checkpoint and its layout (the spectra dict only; ``ck`` stays open)."""
+                     spectrum_mode: str = DEFAULT_SPECTRUM_MODE, progress: ProgressSpec = None) -> dict:
+    """:func:`model_spectra` of an opened checkpoint and its layout (the spectra dict only; ``ck`` stays open).
+
+    Parameters
+    ----------
+    ck : certbound.checkpoints.Checkpoint
+        The opened checkpoint (not closed here).
+    layout : certbound.checkpoints.ModelLayout
+        Its layout.
+    path : str
+        The checkpoint's path, for messages.
+    scale_logits : bool
+        Include the attention logit scale in ``QK`` (as the bound needs).
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+
+    Returns
+    -------
+    dict
+        The enclosures keyed ``(layer, head, type)`` (``head`` None for FFN matrices), a learned
+        readout's under ``"readout"``.
+
+    Raises
+    ------
+    ValueError
+        If a certificate failed (no bound can be given from a trivial enclosure).
+
+    Examples
+    --------
+    >>> from certbound.checkpoints import open_checkpoint
+    >>> from certbound.models import demo_checkpoint_path
+    >>> ck, layout = open_checkpoint(demo_checkpoint_path())
+    >>> sorted(str(k) for k in model_spectra_of(ck, layout, "demo", spectrum_mode="fast"))[:2]
+    ["(0, 0, 'QK')", "(0, 0, 'VO')"]
+    >>> ck.close()
+    """
     spectra: dict = {}
     types = tuple(getattr(layout, "matrix_types", ("QK", "VO", "M_in", "M_out")))
     if getattr(layout, "has_readout", False):
@@ -400,7 +464,8 @@ def model_spectra_of(ck: Any, layout: Any, path: str, *, scale_logits: bool = Tr
         # Heads of a layer certified as one batch (enclose_theory_matrices), one BLAS thread for
         # the small products (certbound._blas; the kernel raises it for big dense SVDs).
         matrices = enclose_theory_matrices(
-            theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits), mode, skip_shared=True)
+            theory_matrices(ck, layout=layout, types=types, scale_logits=scale_logits), spectrum_mode,
+            skip_shared=True)
         for m, enc, _, _ in _single_threaded_iter(matrices):
             if getattr(m, "same_as_layer", None) is not None:  # a shared layer (ALBERT): certified once
                 spectra[(m.layer, m.head if m.type in ("QK", "VO") else None, m.type)] = spectra[
@@ -432,7 +497,7 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
         The report file.
     scale_logits : bool
         Whether the bound needs QK with the logit scale 1/√d_h (applied in Arb when the
-        report was written without ``--scale-logits``).
+        report was written without it, ``scale_logits=False``).
 
     Returns
     -------
@@ -455,9 +520,10 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
         recs = rep["matrices"]
         cfg = rep.get("config", {})
     except (KeyError, TypeError):
-        raise ValueError(f"{path}: not a `certbound spectrum --json` report (no options/matrices)") from None
+        raise ValueError(f"{path}: not a certbound spectrum report (no options/matrices)") from None
     if scaled and not scale_logits:
-        raise ValueError(f"{path}: spectra were computed with --scale-logits but --no-logit-scale was requested")
+        raise OptionError(f"{path}: the report's spectra include the logit scale 1/sqrt(d_h) (`scale_logits`), "
+                          "which this bound leaves out (`logit_scale`); give spectra computed without it")
     extra = None
     # certbound-pi reports: the architecture has no 1/sqrt(d_h), so there is nothing to apply
     if scale_logits and not scaled and cfg.get("attention_logit_scale", True):
@@ -516,7 +582,8 @@ def _check_report_digest(report_path: str, ck: Any, layout: Any, model_path: str
     stored = rep.get("weights_sha256")
     if not stored:
         raise ValueError(f"{report_path}: the spectrum report has no weights digest (made by an older certbound?); "
-                         f"re-run `certbound spectrum {model_path} --json FILE`")
+                         "compute it again with this certbound (the spectrum command's JSON, or "
+                         "Model.spectra().to_json())")
     opts = rep.get("options", {})
     mine = weights_digest(ck, layout, raw=bool(opts.get("raw", False)),
                           scale_logits=bool(opts.get("scale_logits", False)), layers=opts.get("layers"))
@@ -527,7 +594,8 @@ def _check_report_digest(report_path: str, ck: Any, layout: Any, model_path: str
     stored_records = rep.get("records_sha256")
     if not stored_records:
         raise ValueError(f"{report_path}: the spectrum report has no records digest (made by an older certbound?); "
-                         f"re-run `certbound spectrum {model_path} --json FILE`")
+                         "compute it again with this certbound (the spectrum command's JSON, or "
+                         "Model.spectra().to_json())")
     if records_digest(stored, rep.get("matrices", [])) != stored_records:
         raise ValueError(f"{report_path}: the report's singular-value or rank records were changed after "
                          "`certbound spectrum` wrote them (records digest differs); a bound from them would not "
@@ -538,21 +606,22 @@ def _activation(cfg: dict, act_lip: Any, layout: Any = None) -> tuple[str, Any]:
     # the architecture's own activation key (DistilBERT `activation`, T5 `dense_act_fn`, ...), read by the loader
     stated = getattr(layout, "activation", None) or cfg.get("hidden_act", cfg.get("activation_function"))
     if act_lip is not None:
-        return str(stated if stated is not None else "unstated").lower(), _parse_number(act_lip, "--act-lip")
+        return str(stated if stated is not None else "unstated").lower(), _parse_number(act_lip, "act_lip")
     if stated is None:
         # (A3) needs the constants of the activation the weights are used with; an unstated one
         # (e.g. a config inferred from an ONNX graph) must not silently become the exact GELU.
-        raise ValueError(
+        raise OptionError(
             "the model's config states no activation (hidden_act / activation_function), so no certified "
-            "Lipschitz constant can be chosen: pass --act-lip with a proven upper bound (φ(0) = 0 and "
-            "‖φ(z)‖ ≤ ‖z‖ are assumed; exact GELU: 1.1289042, tanh GELU: 1.128994, ReLU: 1) or --config FILE"
+            "Lipschitz constant can be chosen: give `act_lip`, a proven upper bound (φ(0) = 0 and "
+            "‖φ(z)‖ ≤ ‖z‖ are assumed; exact GELU: 1.1289042, tanh GELU: 1.128994, ReLU: 1), or a `config` "
+            "file"
         )
     act = str(stated).lower()
     if act in ("gelu", "relu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast"):
         return act, None
-    raise ValueError(
+    raise OptionError(
         f"activation {act!r} of the config has no built-in certified Lipschitz constant (exact 'gelu' and 'relu' "
-        "do); pass --act-lip with a proven upper bound (φ(0) = 0 and ‖φ(z)‖ ≤ ‖z‖ are assumed)"
+        "do); give `act_lip`, a proven upper bound (φ(0) = 0 and ‖φ(z)‖ ≤ ‖z‖ are assumed)"
     )
 
 
@@ -590,13 +659,13 @@ def spec_from_layout(layout: Any, cfg: dict, settings: BoundSettings | None = No
     if tc:  # a certbound-pi model: the a-priori constants come from its config
         _check_pi_overrides(tc, s)
         ffn = str(tc.get("ffn_kind", "two"))
-        lip = _parse_number(s.act_lip, "--act-lip") if s.act_lip is not None else tc.get("act_lip")
+        lip = _parse_number(s.act_lip, "act_lip") if s.act_lip is not None else tc.get("act_lip")
         return TransformerSpec(
             n_layers=int(layout.num_layers), n_heads=int(layout.num_heads), d_model=int(layout.hidden_size),
             seq_len=int(s.seq_len or tc["seq_len"]), ffn_kind=ffn,
             d_ff=int(tc["d_ff"]) if ffn == "two" and tc.get("d_ff") else None, d_head=int(layout.head_dim),
             residual=bool(s.residual or tc.get("residual", False)),
-            softmax_lip=_parse_number(s.softmax_lip, "--softmax-lip") if s.softmax_lip is not None
+            softmax_lip=_parse_number(s.softmax_lip, "softmax_lip") if s.softmax_lip is not None
             else tc.get("softmax_lip", 1),
             activation=str(tc.get("activation", "relu")), act_lip=lip,
             act_norm_at_zero=tc.get("act_norm_at_zero"), act_growth=tc.get("act_growth"),
@@ -607,12 +676,12 @@ def spec_from_layout(layout: Any, cfg: dict, settings: BoundSettings | None = No
     seq = s.seq_len if s.seq_len else int(getattr(layout, "max_positions", None)
                                           or cfg.get("max_position_embeddings", 512) or 512)
     if seq < 1:
-        raise ValueError("--seq-len must be ≥ 1")
+        raise OptionError("`seq_len` must be ≥ 1")
     return TransformerSpec(
         n_layers=int(layout.num_layers), n_heads=int(layout.num_heads), d_model=int(layout.hidden_size),
         seq_len=int(seq), ffn_kind=str(getattr(layout, "ffn_kind", "two")), d_ff=int(layout.intermediate_size),
         d_head=int(layout.head_dim), residual=bool(s.residual),
-        softmax_lip=_parse_number(s.softmax_lip, "--softmax-lip") if s.softmax_lip is not None else 1,
+        softmax_lip=_parse_number(s.softmax_lip, "softmax_lip") if s.softmax_lip is not None else 1,
         activation=act, act_lip=lip,
         act_norm_at_zero=0 if lip is not None else None, act_growth=1 if lip is not None else None,
         readout_learned=not s.fixed_readout,
@@ -628,25 +697,24 @@ def _check_pi_overrides(tc: dict, s: BoundSettings) -> None:
     different architecture does not.
     """
     if s.residual and not tc.get("residual", False):
-        raise ValueError("--residual: this certbound-pi model has no residual connections (config residual=false)")
+        raise OptionError("`residual`: this certbound-pi model has no residual connections (config residual=false)")
     if s.fixed_readout:
-        raise ValueError("--fixed-readout: a certbound-pi model's readout (readout.w) is learned and must be covered")
+        raise OptionError("`fixed_readout`: a certbound-pi model's readout (readout.w) is learned and must be covered")
     if s.seq_len is not None and tc.get("seq_len") is not None and s.seq_len < int(tc["seq_len"]):
         # T enters Lemmas A2a/A2b (nT rows): a smaller T certifies only inputs shorter than the model's.
-        raise ValueError(f"--seq-len {s.seq_len} is below the certbound-pi config's seq_len = {tc['seq_len']}: "
+        raise OptionError(f"`seq_len` {s.seq_len} is below the certbound-pi config's seq_len = {tc['seq_len']}: "
                          "the bound would hold only for shorter inputs than this model reads")
     for opt, key in (("loss_bound", "loss_bound"), ("loss_lipschitz", "loss_lip"), ("act_lip", "act_lip"),
                      ("softmax_lip", "softmax_lip")):
         given = getattr(s, opt, None)
         if given is not None and tc.get(key) is not None:
-            flag = "--" + opt.replace("_", "-")
-            if Fraction(_parse_number(given, flag)) < Fraction(tc[key]):
-                raise ValueError(f"{flag} {given} is below the certbound-pi config's {key} = {tc[key]}: "
+            if Fraction(_parse_number(given, opt)) < Fraction(tc[key]):
+                raise OptionError(f"`{opt}` {given} is below the certbound-pi config's {key} = {tc[key]}: "
                                  "the bound would not hold for this model")
 
 
 def _constant(arg: str | None, tc: dict | None, key: str, what: str) -> Any:
-    """CLI value if given, else the certbound-pi config's a-priori value, else 1."""
+    """The option's value if given, else the certbound-pi config's a-priori value, else 1."""
     if arg is not None:
         return _parse_number(arg, what)
     if tc and tc.get(key) is not None:
@@ -655,7 +723,7 @@ def _constant(arg: str | None, tc: dict | None, key: str, what: str) -> Any:
         # keep it. str() would give the shortest decimal, which may lie *below* it (0.1 → 1/10).
         if isinstance(v, float) and not isinstance(v, bool):
             if not math.isfinite(v):
-                raise ValueError(f"{what}: the certbound-pi config's {key} = {v!r} is not finite")
+                raise OptionError(f"{option_name(what)}: the certbound-pi config's {key} = {v!r} is not finite")
             return v
         return v if isinstance(v, (int, Fraction)) else _parse_number(str(v), what)
     return 1
@@ -676,7 +744,7 @@ def _load_constraints(path: str) -> dict:
         where = f"{path}: entry {i}"
         try:
             if r.get("type") == "readout":
-                continue  # the readout norm is --readout-norm, not a matrix constraint
+                continue  # the readout norm is the readout_norm option, not a matrix constraint
             head = r.get("head") if r["type"] in ("QK", "VO") else None
             p = Fraction(str(r.get("p_exact", r["p"])))
             out[(int(r["layer"]), head, r["type"])] = MatrixConstraint(
@@ -721,7 +789,7 @@ def _fixed_before_data(s: BoundSettings, spec: TransformerSpec, common: dict) ->
         "delta": "the confidence parameter",
     }
     if s.mode == "fixed":
-        out["constraints"] = f"{s.constraints} (--mode fixed: every constraint value)"
+        out["constraints"] = f"{s.constraints} (mode fixed: every constraint value)"
     if s.loss == "ramp":
         out["ramp_margin"] = str(s.margin)
     out["network_class"] = {"residual": bool(spec.residual), "readout_learned": bool(spec.readout_learned),
@@ -748,7 +816,8 @@ def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | No
     settings : BoundSettings, optional
         The options of ``certbound bound`` (default: its defaults).
     config, mapping : str, optional
-        ``--config`` / ``--mapping`` files.
+        A ``config.json`` to use instead of the checkpoint's, and a JSON tensor-name mapping
+        for an unsupported architecture (as :func:`certbound.checkpoints.open_checkpoint`).
     progress : None, bool, "auto" or callable, optional
         See :mod:`certbound.pipeline._progress`.
 
@@ -760,9 +829,9 @@ def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | No
         spent certifying spectra.
     """
     n = parse_count(n)
-    delta_v = _parse_number(delta, "--delta")
+    delta_v = _parse_number(delta, "delta")
     if not 0 < delta_v < 1:
-        raise ValueError(f"--delta must lie in (0, 1), got {delta}")
+        raise OptionError(f"`delta` must lie in (0, 1), got {delta}")
     s = settings if settings is not None else BoundSettings()
     path = resolve_packaged_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
@@ -782,6 +851,20 @@ def unused_weight_matrices(ck: Any, layout: Any) -> tuple[list[str], list[str]]:
     Π-surrogate by design). Issue 12 item 6: weights beyond what is certified
     are named, never silently ignored.
 
+    Parameters
+    ----------
+    ck : certbound.checkpoints.Checkpoint
+        The opened checkpoint.
+    layout : certbound.checkpoints.ModelLayout
+        Its layout.
+
+    Returns
+    -------
+    tuple of (list of str, list of str)
+        ``(inside, outside)`` tensor names.
+
+    Examples
+    --------
     >>> from certbound.checkpoints import open_checkpoint
     >>> from certbound.models import demo_checkpoint_path
     >>> ck, lay = open_checkpoint(str(demo_checkpoint_path()))
@@ -811,7 +894,30 @@ def unused_weight_matrices(ck: Any, layout: Any) -> tuple[list[str], list[str]]:
 
 def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction | float,
                        settings: BoundSettings, *, progress: ProgressSpec = None) -> tuple[Any, str, Any, float]:
-    """:func:`certified_bound` of an opened checkpoint and its layout (``n``, ``delta`` already checked)."""
+    """:func:`certified_bound` of an opened checkpoint and its layout (``n``, ``delta`` already checked).
+
+    Parameters
+    ----------
+    ck : certbound.checkpoints.Checkpoint
+        The opened checkpoint (left open).
+    layout : certbound.checkpoints.ModelLayout
+        Its layout.
+    path : str
+        The checkpoint's path (named in the result and in messages).
+    n : int
+        The sample size (checked by the caller).
+    delta : Fraction or float
+        The confidence parameter in (0, 1), read exactly (checked by the caller).
+    settings : BoundSettings
+        The bound's options.
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+
+    Returns
+    -------
+    tuple
+        As :func:`certified_bound`: ``(result, path, layout, seconds spent on spectra)``.
+    """
     s = settings
     # gated FFNs, experts, cross-attention: outside the theorems (proofs/architectures.md §4), refused up front
     coverage = require_theory_coverage(layout, path)
@@ -833,7 +939,7 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
             for m in theory_matrices(ck, layout=layout, types=("readout",)):
                 spectra["readout"] = enclose_singular_values(m.dense, mode=s.spectrum_mode)
     else:
-        spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, mode=s.spectrum_mode,
+        spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, spectrum_mode=s.spectrum_mode,
                                    progress=progress)
     t_spec = time.perf_counter() - t0
     spec = spec_from_layout(layout, cfg, s)
@@ -842,11 +948,11 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
     opts = BoundOptions(partition_ratio=s.partition_ratio, p_grid_m=s.p_grid_m)
     if s.loss == "ramp":
         # the analysed loss is the analyst's a-priori choice, not a fact of the training (theory-theorems §T3)
-        loss_bound, loss_lipschitz = ramp_loss_constants(Fraction(_parse_number(s.margin, "--margin")))
+        loss_bound, loss_lipschitz = ramp_loss_constants(Fraction(_parse_number(s.margin, "margin")))
     else:
-        loss_bound = _constant(s.loss_bound, tc, "loss_bound", "--loss-bound")
-        loss_lipschitz = _constant(s.loss_lipschitz, tc, "loss_lip", "--loss-lipschitz")
-    common = dict(readout_norm=_constant(s.readout_norm, tc, "readout_norm", "--readout-norm"),
+        loss_bound = _constant(s.loss_bound, tc, "loss_bound", "loss_bound")
+        loss_lipschitz = _constant(s.loss_lipschitz, tc, "loss_lip", "loss_lipschitz")
+    common = dict(readout_norm=_constant(s.readout_norm, tc, "readout_norm", "readout_norm"),
                   loss_bound=loss_bound, loss_lipschitz=loss_lipschitz, options=opts)
     if s.mode == "fixed":
         if readout_enc is not None and spec.readout_learned:
@@ -854,8 +960,8 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
             with working_precision(DEFAULT_PREC):
                 # ‖w‖₂ ≤ C_w  ⇔  ‖w‖₂ · den ≤ num (exact integers, no rounding of C_w)
                 if not bool(readout_enc.sigma[0] * cw.denominator <= arb(cw.numerator)):
-                    raise ValueError(f"{path}: the certified readout norm ||w||_2 is not <= the a-priori "
-                                     f"C_w = {common['readout_norm']} (--readout-norm)")
+                    raise OptionError(f"{path}: the certified readout norm ||w||_2 is not <= the a-priori "
+                                      f"C_w = {common['readout_norm']} (`readout_norm`)")
         res = theorem1_fixed_bound(spec, _load_constraints(s.constraints), n, delta, spectra=spectra, **common)
     else:
         if readout_enc is not None and spec.readout_learned:
@@ -892,7 +998,7 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                                 "best of several runs over them invalidates delta (it then needs a union bound "
                                 "over the runs)"),
         "logit_scale_1_over_sqrt_d_head": scale_logits and getattr(layout, "attention_logit_scale", True),
-        "seq_len_source": "--seq-len" if s.seq_len else ("certbound-pi config" if tc else
+        "seq_len_source": "given (seq_len)" if s.seq_len else ("certbound-pi config" if tc else
                                                         "config max_position_embeddings / n_positions "
                                                         "(default 512)"),
     })

@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from certbound._errors import OptionError
 from certbound.ball import DEFAULT_PREC, ball_to_json, decimal_upper, float_lower, working_precision
 from certbound.bounds import LinearMapClass, certified_spectrum, choose_cover, log_cover_linear_map, p_grid
 from certbound.bounds._arbutil import as_arb, upper_float
 from certbound.bounds._covering import log_cover_tail_volume
 from certbound.enclose import enclose_singular_values
-from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 
 __all__ = ["covering_report"]
 
@@ -27,8 +28,8 @@ _TABLE_DIGITS = 6
 
 
 def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fraction] | None = None,
-                    p_grid_m: int = 8, rank: int | None = None, mode: str = DEFAULT_SPECTRUM_MODE,
-                    name: str = "W") -> dict:
+                    p_grid_m: int = 8, rank: int | None = None, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
+                    name: str = "W", mode: str | None = None) -> dict:
     """Certified Lemma A bounds for the classes containing ``W``; JSON-ready dict (Q = ball_to_json).
 
     Parameters
@@ -48,11 +49,13 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
     rank : int, optional
         The class's rank bound (default: the certified rank upper bound); a value below it is
         accepted only when the exact rank of W over ℚ is ≤ ``rank``.
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
         default ``"auto"``); recorded as ``spectrum_mode``, the certificate used as ``certificate``.
     name : str
         The matrix's name in messages and in the result.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -68,7 +71,7 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
     >>> rep["rank_bound"], rep["spectrum_mode"], rep["results"][0]["p"]
     (2, 'auto', '1')
     """
-    check_spectrum_mode(mode)
+    mode = spectrum_mode_keyword(spectrum_mode, mode)
     W = np.asarray(W)
     if W.ndim != 2 or W.size == 0:
         raise ValueError(f"{name}: expected a non-empty 2-D array, got shape {W.shape}")
@@ -78,7 +81,7 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
         raise ValueError(f"{name}: the matrix contains NaN or Inf")
     a, b = W.shape
     if rank is not None and not 1 <= rank <= min(a, b):
-        raise ValueError(f"--rank must lie in [1, min(a, b)] = [1, {min(a, b)}]")
+        raise OptionError(f"`rank` must lie in [1, min(a, b)] = [1, {min(a, b)}]")
     enc = enclose_singular_values(W.astype(np.float64), mode=mode)
     if not enc.certified:
         raise ValueError(f"{name}: the singular-value certificate failed")
@@ -87,11 +90,11 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
         # The class {rank <= R} must provably contain W: certify rank(W) <= R exactly (FLINT), never on trust.
         enc = enclose_singular_values(W.astype(np.float64), mode=mode, exact_rank=True)
         if enc.rank.upper > rank:
-            raise ValueError(f"--rank {rank}: the stored {name} has rank {enc.rank.upper} (exact, over Q), so the "
+            raise OptionError(f"`rank` {rank}: the stored {name} has rank {enc.rank.upper} (exact, over Q), so the "
                              f"class rank <= {rank} does not contain it")
-        rank_source = f"given (--rank), certified: exact rank {enc.rank.upper}"
+        rank_source = f"given (rank), certified: exact rank {enc.rank.upper}"
     elif rank is not None:
-        rank_source = f"given (--rank), certified by the enclosure (rank <= {enc.rank.upper})"
+        rank_source = f"given (rank), certified by the enclosure (rank <= {enc.rank.upper})"
     r_arch = rank if rank is not None else max(int(enc.rank.upper), 1)
     cs = certified_spectrum(enc, r_arch, name=name)
     with working_precision(DEFAULT_PREC):
@@ -104,7 +107,7 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
         for p in (ps if ps is not None else p_grid(p_grid_m)):
             p = Fraction(p)
             if not 0 <= p <= 2:
-                raise ValueError(f"--p: {p} is not in [0, 2]")
+                raise OptionError(f"`ps`: {p} is not in [0, 2]")
             s = cs.schatten_upper(p)
             cls = LinearMapClass(a, b, r_arch, p, s, c, int(rows))
             est, choice = choose_cover(cls, float_lower(e / r))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -55,7 +56,7 @@ from certbound.models.demo import MeasuredGap, measure_gap
 from certbound.models.network import PiTransformer
 from certbound.models.task import SparseMajorityTask
 from certbound.pipeline._bound import _float_reading, parse_number
-from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode, spectrum_mode_keyword
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -80,7 +81,26 @@ DEFAULT_DELTA = Fraction(1, 100)
 
 
 def transformer_spec_of(net: PiTransformer) -> TransformerSpec:
-    """The :class:`certbound.bounds.TransformerSpec` of a certbound-pi model (architecture + constants)."""
+    """The :class:`certbound.bounds.TransformerSpec` of a certbound-pi model (architecture + constants).
+
+    Parameters
+    ----------
+    net : certbound.models.PiTransformer
+        The theory-faithful network.
+
+    Returns
+    -------
+    certbound.bounds.TransformerSpec
+        Its sizes, variant, residual flag, T, c_sm and activation (readout learned).
+
+    Examples
+    --------
+    >>> from certbound.models import demo_checkpoint_path
+    >>> from certbound.models.checkpoint import load_pi_checkpoint
+    >>> spec = transformer_spec_of(load_pi_checkpoint(demo_checkpoint_path())[0])
+    >>> spec.n_layers, spec.readout_learned
+    (1, True)
+    """
     cfg = net.config
     return TransformerSpec(
         n_layers=cfg.n_layers, n_heads=cfg.n_heads, d_model=cfg.d_model, seq_len=cfg.seq_len,
@@ -89,11 +109,11 @@ def transformer_spec_of(net: PiTransformer) -> TransformerSpec:
     )
 
 
-def enclose_model_spectra(net: PiTransformer, mode: str = DEFAULT_SPECTRUM_MODE) -> tuple[dict, Any]:
+def enclose_model_spectra(net: PiTransformer, spectrum_mode: str = DEFAULT_SPECTRUM_MODE) -> tuple[dict, Any]:
     """Certified singular values of every theory matrix: ({(layer, head, type): enclosure}, readout enclosure).
 
     Per-head products go through ``enclose_singular_values_of_product`` (the
-    product is never formed; σ_i = 0 exactly for i > d_h). ``mode`` is the
+    product is never formed; σ_i = 0 exactly for i > d_h). ``spectrum_mode`` is the
     certificate mode (:data:`certbound.pipeline.SPECTRUM_MODES`) of every
     enclosure, products included; each enclosure records the certificate used.
 
@@ -101,7 +121,7 @@ def enclose_model_spectra(net: PiTransformer, mode: str = DEFAULT_SPECTRUM_MODE)
     ----------
     net : PiTransformer
         The theory-faithful network whose weight matrices are certified.
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode (:data:`certbound.pipeline.SPECTRUM_MODES`), default ``"auto"``.
 
     Returns
@@ -110,7 +130,7 @@ def enclose_model_spectra(net: PiTransformer, mode: str = DEFAULT_SPECTRUM_MODE)
         ``{(layer, head, type): enclosure}`` of the QK/VO products and FFN matrices
         (``head`` is None for FFN matrices), and the readout vector's enclosure.
     """
-    check_spectrum_mode(mode)
+    mode = check_spectrum_mode(spectrum_mode, "spectrum_mode")
     spectra: dict = {}
     readout = None
     for m in net.theory_matrices():
@@ -129,6 +149,26 @@ def pi_model_bound(net: PiTransformer, spectra: dict, readout: Any, n: int, delt
 
     The loss constants (B_ℒ, L_ℒ) and the architecture come from the config
     (fixed before training); the readout norm is certified and peeled.
+
+    Parameters
+    ----------
+    net : certbound.models.PiTransformer
+        The network (its config holds the a-priori constants).
+    spectra : dict
+        Certified enclosures keyed ``(layer, head, type)`` (:func:`enclose_model_spectra`).
+    readout : SingularValueEnclosure
+        The readout vector's enclosure (certified ‖w‖₂).
+    n : int
+        The sample size.
+    delta : Fraction, str or float
+        The confidence parameter in (0, 1).
+    options : certbound.bounds.BoundOptions, optional
+        Options of the Theorem 2 evaluation.
+
+    Returns
+    -------
+    certbound.bounds.BoundResult
+        The certified bound (its upper end) and its terms, as balls.
     """
     cfg = net.config
     return theorem2_posthoc_bound(
@@ -261,10 +301,16 @@ class DemoResult:
     timing_seconds: dict = field(default_factory=dict)  # wall-clock per step (+ cpu_total); not certified
     error: Optional["ErrorBound"] = None
     input_counting: Optional[arb] = None  # √((|𝒳| ln 2 + ln 1/δ)/(2n)), proofs/demo-task.md §1
-    mode: str = DEFAULT_SPECTRUM_MODE  # the requested certificate mode; each enclosure records the one used
+    spectrum_mode: str = DEFAULT_SPECTRUM_MODE  # the requested certificate mode; each enclosure records the one used
     #: the probabilistic statements certified (see :func:`certified_statements`), each at ``certificate_delta``
     statements: tuple[str, ...] = ("loss_gap",)
     certificate_delta: Any = None  # δ, or δ/len(statements) with split_delta (proofs/demo-task.md §3)
+
+    @property
+    def mode(self) -> str:
+        """Deprecated name of :attr:`spectrum_mode` (warns)."""
+        warnings.warn("DemoResult.mode is deprecated: use DemoResult.spectrum_mode", DeprecationWarning, stacklevel=2)
+        return self.spectrum_mode
 
     @property
     def joint_confidence(self) -> Fraction:
@@ -289,7 +335,28 @@ class ErrorBound:
 
 
 def ramp_margin_of(meta: dict) -> Optional[Fraction]:
-    """The ramp margin γ the checkpoint fixed before training (config ``error_bound.loss.margin``), exactly."""
+    """The ramp margin γ the checkpoint fixed before training (config ``error_bound.loss.margin``), exactly.
+
+    Parameters
+    ----------
+    meta : dict
+        The checkpoint's config (``load_pi_checkpoint``'s second value).
+
+    Returns
+    -------
+    Fraction or None
+        γ exactly, or ``None`` when the config fixes no ramp loss.
+
+    Raises
+    ------
+    ValueError
+        For a margin ≤ 0.
+
+    Examples
+    --------
+    >>> ramp_margin_of({"error_bound": {"loss": {"kind": "ramp", "margin": 0.25}}}), ramp_margin_of({})
+    (Fraction(1, 4), None)
+    """
     spec = (meta.get("error_bound") or {}).get("loss") or {}
     if spec.get("kind") != "ramp" or "margin" not in spec:
         return None
@@ -359,8 +426,9 @@ def _task_and_sizes(meta: dict) -> tuple[Optional[SparseMajorityTask], dict]:
 
 
 def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: Optional[int] = None,
-             n_test: Optional[int] = None, mode: str = DEFAULT_SPECTRUM_MODE, search_nonvacuous: bool = True,
-             options: Any = None, split_delta: bool = False) -> DemoResult:
+             n_test: Optional[int] = None, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
+             search_nonvacuous: bool = True, options: Any = None, split_delta: bool = False,
+             mode: str | None = None) -> DemoResult:
     """Run the whole demo on a certbound-pi checkpoint (default: the shipped one), as ``certbound demo``.
 
     Parameters
@@ -376,9 +444,9 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         size (config ``data.n_train``).
     n_test : int, optional
         Fresh test samples for the measured error (default: the checkpoint's own).
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
-        default ``"auto"``, as the CLI).
+        default ``"auto"``, as the CLI's ``--spectrum-mode``).
     search_nonvacuous : bool
         Also search the counterfactual n* from which the loss-gap bound is non-vacuous.
     options : certbound.bounds.BoundOptions, optional
@@ -389,6 +457,8 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         probability ≥ 1 − δ (``proofs/demo-task.md`` §3). By default each is evaluated at δ and
         holds with probability ≥ 1 − δ; together they hold with ≥ 1 − k·δ
         (:attr:`DemoResult.joint_confidence`).
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -398,7 +468,7 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
         checkpoints written by ``certbound train-demo`` have it) and is skipped otherwise.
     """
     t0, c0 = time.perf_counter(), time.process_time()
-    check_spectrum_mode(mode)
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
     path = Path(model) if model is not None else demo_checkpoint_path()
     net, meta = load_pi_checkpoint(path)
     task, data = _task_and_sizes(meta)
@@ -419,7 +489,7 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
     # the δ of each statement, fixed before any sample is drawn (proofs/demo-task.md §3)
     delta_each = Fraction(delta) / len(statements) if split_delta else delta
     t1 = time.perf_counter()
-    spectra, readout = enclose_model_spectra(net, mode=mode)
+    spectra, readout = enclose_model_spectra(net, spectrum_mode)
     t2 = time.perf_counter()
     bound = pi_model_bound(net, spectra, readout, n, delta_each, options)
     t3 = time.perf_counter()
@@ -447,7 +517,7 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
                       "error_bound": t5 - t4, "nonvacuity_search": t6 - t5, "total": t6 - t0,
                       "cpu_total": time.process_time() - c0}
     return DemoResult(path, meta, net, n, delta, bound, measured, nonvac, spectra, readout, timing_seconds,
-                      error, counting, mode, statements, delta_each)
+                      error, counting, spectrum_mode, statements, delta_each)
 
 
 @dataclass
@@ -472,9 +542,29 @@ class DemoPoint:
 
 
 def demo_point(model: str | Path, *, delta: Any = DEFAULT_DELTA, n_test: Optional[int] = None,
-               options: Any = None, mode: str = DEFAULT_SPECTRUM_MODE) -> DemoPoint:
-    """:func:`run_demo` at the model's own n (no n* search), reduced to the numbers the sweep figure plots."""
-    res = run_demo(model, delta=delta, n_test=n_test, search_nonvacuous=False, options=options, mode=mode)
+               options: Any = None, spectrum_mode: str = DEFAULT_SPECTRUM_MODE) -> DemoPoint:
+    """:func:`run_demo` at the model's own n (no n* search), reduced to the numbers the sweep figure plots.
+
+    Parameters
+    ----------
+    model : str or Path
+        A certbound-pi checkpoint directory with a task description (``certbound train-demo`` writes one).
+    delta : Fraction, str or float
+        The confidence parameter (as for :func:`run_demo`).
+    n_test : int, optional
+        Fresh test samples for the measured error (default: the checkpoint's own).
+    options : certbound.bounds.BoundOptions, optional
+        Options of the Theorem 2 evaluation.
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
+
+    Returns
+    -------
+    DemoPoint
+        The certified bounds (upper ends, rounded up to floats) and the measurements.
+    """
+    res = run_demo(model, delta=delta, n_test=n_test, search_nonvacuous=False, options=options,
+                   spectrum_mode=spectrum_mode)
     m = res.measured
     if m is None:
         raise ValueError(f"{model}: the checkpoint has no task description, so nothing can be measured")
@@ -490,8 +580,34 @@ def demo_point(model: str | Path, *, delta: Any = DEFAULT_DELTA, n_test: Optiona
 
 
 def counterfactual_curve(model: str | Path, ns: list[int], *, delta: Any = DEFAULT_DELTA,
-                         options: Any = None, mode: str = DEFAULT_SPECTRUM_MODE) -> list[tuple[int, float]]:
-    """(n, certified loss-gap bound) for ONE model's weights as if they had come from n samples (upper ends)."""
+                         options: Any = None,
+                         spectrum_mode: str = DEFAULT_SPECTRUM_MODE) -> list[tuple[int, float]]:
+    """(n, certified loss-gap bound) for ONE model's weights as if they had come from n samples (upper ends).
+
+    Parameters
+    ----------
+    model : str or Path
+        A certbound-pi checkpoint directory.
+    ns : list of int
+        The sample sizes to evaluate the bound at.
+    delta : Fraction, str or float
+        The confidence parameter (an exact number in (0, 1)).
+    options : certbound.bounds.BoundOptions, optional
+        Options of the Theorem 2 evaluation.
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
+
+    Returns
+    -------
+    list of (int, float)
+        ``(n, upper end of the certified Theorem 2 loss-gap bound)`` per n, spectra certified once.
+
+    Examples
+    --------
+    >>> from certbound.models import demo_checkpoint_path
+    >>> [(n, b > 0) for n, b in counterfactual_curve(demo_checkpoint_path(), [10**6], spectrum_mode="fast")]
+    [(1000000, True)]
+    """
     net, _ = load_pi_checkpoint(Path(model))
-    spectra, readout = enclose_model_spectra(net, mode)
+    spectra, readout = enclose_model_spectra(net, spectrum_mode)
     return [(int(n), float_upper(pi_model_bound(net, spectra, readout, int(n), delta, options).bound)) for n in ns]

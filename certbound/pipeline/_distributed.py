@@ -20,6 +20,8 @@ import contextlib
 import logging
 from typing import Any, Callable, Iterator, Sequence
 
+from certbound._errors import OptionError
+
 from ._streaming import (
     MatrixOutcome,
     MatrixTask,
@@ -37,7 +39,7 @@ def _import_distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise ValueError("--dask needs the optional Dask packages: pip install 'certbound[dask]'") from None
+        raise OptionError("`dask` needs the optional Dask packages: pip install 'certbound[dask]'") from None
     return distributed
 
 
@@ -47,6 +49,25 @@ def dask_client(address: str, *, n_workers: int = 2) -> Iterator[Any]:
 
     ``"local"`` starts a ``LocalCluster`` of ``n_workers`` processes with one
     thread each and no dashboard; any other string is a scheduler address.
+
+    Parameters
+    ----------
+    address : str
+        ``"local"`` or a scheduler address (``"tcp://host:8786"``).
+    n_workers : int
+        Worker processes of a local cluster.
+
+    Yields
+    ------
+    distributed.Client
+        The connected client.
+
+    Raises
+    ------
+    certbound.OptionError
+        Without the optional Dask packages (``certbound[dask]``).
+    ConnectionError
+        When the scheduler cannot be reached.
     """
     distributed = _import_distributed()
     if address == "local":
@@ -60,7 +81,7 @@ def dask_client(address: str, *, n_workers: int = 2) -> Iterator[Any]:
     try:
         client = distributed.Client(address)  # connect timeout: dask config distributed.comm.timeouts.connect
     except (OSError, TimeoutError) as exc:
-        raise ConnectionError(f"--dask {address}: cannot reach the Dask scheduler ({exc})") from None
+        raise ConnectionError(f"cannot reach the Dask scheduler at {address!r} ({exc})") from None
     with client:
         yield client
 
@@ -72,9 +93,31 @@ def run_dask(address: str, source: ModelSource, tasks: Sequence[MatrixTask],
 
     Returns the outcomes in report order. On the first failing task the
     others are cancelled and its exception is raised (records stored so far
-    stay in the store, so ``--resume`` continues from them). ``certify``
+    stay in the store, so a resumed run continues from them). ``certify``
     must be picklable by reference (a module-level function or a
     ``functools.partial`` of one) and importable on the workers.
+
+    Parameters
+    ----------
+    address : str
+        ``"local"`` or a scheduler address.
+    source : ModelSource
+        How each worker opens the model (the same path on every machine).
+    tasks : sequence of MatrixTask
+        The plan.
+    certify : callable
+        ``certify(theory_matrix) -> record dict``.
+    store : MemoryRecordStore or RecordStore
+        Where records go.
+    n_workers : int
+        Worker processes of a local cluster.
+    on_matrix : callable, optional
+        Called with each outcome as its task arrives.
+
+    Returns
+    -------
+    list of MatrixOutcome
+        The outcomes in report order.
     """
     distributed = _import_distributed()
     collector = _Collector(store, on_matrix)

@@ -21,6 +21,7 @@ import os
 from fractions import Fraction
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from certbound._errors import OptionError, option_name
 from certbound.bounds.proxies import VARIANTS, paper_proxies
 from certbound.checkpoints import (
     Checkpoint,
@@ -35,7 +36,7 @@ from certbound.checkpoints import (
 )
 from certbound.pipeline._bound import BoundSettings, _float_reading, certified_bound_of, parse_count, parse_number
 from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
-from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec
 from certbound.pipeline._proxies import model_quantities_of
 from certbound.pipeline._results import BoundResult, ProxiesReport, SpectrumReport
@@ -43,16 +44,36 @@ from certbound.pipeline._spectrum import spectrum_run_of
 
 __all__ = ["Model", "open_model", "parse_schatten_indices"]
 
-def parse_schatten_indices(ps: str | Sequence[Any]) -> list[str]:
+def parse_schatten_indices(ps: str | Sequence[Any], what: str = "p") -> list[str]:
     """Schatten indices p ∈ (0, 2] as exact decimal strings (``"0.5,1,2"`` or a sequence).
 
+    Parameters
+    ----------
+    ps : str or sequence
+        Comma-separated indices, or a sequence of numbers / strings (each read exactly).
+    what : str
+        The option's name in error messages (an identifier is written ```what```).
+
+    Returns
+    -------
+    list of str
+        The indices as given, in order (at least one).
+
+    Raises
+    ------
+    certbound.OptionError
+        For a token that is not a number or not in (0, 2], or no index at all.
+
+    Examples
+    --------
     >>> parse_schatten_indices("0.5, 1,2"), parse_schatten_indices([1, "1/3"])
     (['0.5', '1', '2'], ['1', '1/3'])
     >>> parse_schatten_indices("3")
     Traceback (most recent call last):
     ...
-    ValueError: --p: 3 is not in (0, 2] (p = 0 is the certified rank, always reported)
+    certbound._errors.OptionError: `p`: 3 is not in (0, 2] (p = 0 is the certified rank, always reported)
     """
+    what = option_name(what)
     toks = ps.split(",") if isinstance(ps, str) else [str(p) for p in ps]
     out = []
     for tok in toks:
@@ -62,12 +83,12 @@ def parse_schatten_indices(ps: str | Sequence[Any]) -> list[str]:
         try:
             q = Fraction(tok)
         except (ValueError, ZeroDivisionError):
-            raise ValueError(f"--p: {tok!r} is not a number") from None
+            raise OptionError(f"{what}: {tok!r} is not a number") from None
         if not 0 < q <= 2:
-            raise ValueError(f"--p: {tok} is not in (0, 2] (p = 0 is the certified rank, always reported)")
+            raise OptionError(f"{what}: {tok} is not in (0, 2] (p = 0 is the certified rank, always reported)")
         out.append(tok)
     if not out:
-        raise ValueError("--p: give at least one Schatten index")
+        raise OptionError(f"{what}: give at least one Schatten index")
     return out
 
 
@@ -142,17 +163,17 @@ class Model:
             ck.close()
 
     # ------------------------------------------------------------ pipeline
-    def spectra(self, mode: str = DEFAULT_SPECTRUM_MODE, *, jobs: int = 1, layers: Sequence[int] | None = None,
-                p: str | Sequence[Any] = ("0.5", "1", "2"), raw: bool = False, scale_logits: bool = False,
-                include_sigma: bool = True, progress: ProgressSpec = None,
-                dask: str | None = None) -> SpectrumReport:
+    def spectra(self, spectrum_mode: str = DEFAULT_SPECTRUM_MODE, *, jobs: int = 1,
+                layers: Sequence[int] | None = None, p: str | Sequence[Any] = ("0.5", "1", "2"), raw: bool = False,
+                scale_logits: bool = False, include_sigma: bool = True, progress: ProgressSpec = None,
+                dask: str | None = None, mode: str | None = None) -> SpectrumReport:
         """Certified spectra of every theory matrix (``certbound spectrum``).
 
         Parameters
         ----------
-        mode : {"fast", "tight", "arb", "gram", "auto"}
+        spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
             Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
-            default ``"auto"``, as the CLI).
+            default ``"auto"``, as the CLI's ``--spectrum-mode``).
         jobs : int
             Worker processes (1: in this process). Workers reopen the checkpoint from its path,
             so an in-memory model runs with one job.
@@ -170,6 +191,8 @@ class Model:
             ``None`` (silent), ``True`` (a bar on a terminal) or a callback ``(done, total, label)``.
         dask : str, optional
             A Dask scheduler address or ``"local"`` (``certbound spectrum --dask``; the ``dask`` extra).
+        mode : str, optional
+            Deprecated name of ``spectrum_mode`` (warns).
 
         Returns
         -------
@@ -185,9 +208,9 @@ class Model:
         >>> len(rep), rep[0].type, rep.find(0, "QK", head=0).rank
         (5, 'QK', (1, 1))
         """
-        check_spectrum_mode(mode)
+        spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-            raise ValueError(f"--jobs must be at least 1, not {jobs}")
+            raise OptionError(f"`jobs` must be at least 1, not {jobs}")
         ps = parse_schatten_indices(p)
         lay = None if layers is None else [int(x) for x in layers]
         if lay is not None:
@@ -195,7 +218,7 @@ class Model:
             if bad:
                 raise ValueError(f"{self.name}: layers {bad} out of range (layers 0..{self.layout.num_layers - 1})")
         with self.open() as (ck, layout):
-            run = spectrum_run_of(ck, layout, self.name, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
+            run = spectrum_run_of(ck, layout, self.name, mode=spectrum_mode, raw=raw, scale_logits=scale_logits, ps=ps,
                                   layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress, dask=dask)
             doc = run.report()
         return SpectrumReport(doc)
@@ -247,29 +270,31 @@ class Model:
                     options[k] = _float_reading(options[k], upper=True)
             settings = BoundSettings.from_options(**options)
         n_v = parse_count(n)
-        delta_v = _float_reading(delta, upper=False) if isinstance(delta, float) else parse_number(delta, "--delta")
+        delta_v = _float_reading(delta, upper=False) if isinstance(delta, float) else parse_number(delta, "delta")
         if not 0 < delta_v < 1:
-            raise ValueError(f"--delta must lie in (0, 1), got {delta}")
+            raise OptionError(f"`delta` must lie in (0, 1), got {delta}")
         with self.open() as (ck, layout):
             res, path, layout, t_spec = certified_bound_of(ck, layout, self.name, n_v, delta_v, settings,
                                                            progress=progress)
         return BoundResult(res, path, layout.summary(), {"spectra": t_spec, "bound": res.elapsed_seconds})
 
-    def proxies(self, variant: str = "both", *, mode: str = DEFAULT_SPECTRUM_MODE, layers: int | None = None,
-                progress: ProgressSpec = None) -> ProxiesReport:
+    def proxies(self, variant: str = "both", *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
+                layers: int | None = None, progress: ProgressSpec = None, mode: str | None = None) -> ProxiesReport:
         """The certified Section-6 proxies B_ours / B_Edelman (``certbound proxies``); not bounds.
 
         Parameters
         ----------
         variant : {"both", "paper", "corrected"}
             Which proxy formulas (``"both"``: both and their certified ratio).
-        mode : {"fast", "tight", "arb", "gram", "auto"}
+        spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
             Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
-            default ``"auto"``, as the CLI).
+            default ``"auto"``, as the CLI's ``--spectrum-mode``).
         layers : int, optional
             ``layers=K`` uses the first K layers 0..K-1 only (a prefix-depth sub-model).
         progress : None, bool, "auto" or callable, optional
             As for :meth:`bound`.
+        mode : str, optional
+            Deprecated name of ``spectrum_mode`` (warns).
 
         Returns
         -------
@@ -285,9 +310,10 @@ class Model:
         """
         if variant not in (*VARIANTS, "both"):
             raise ValueError(f"variant must be one of {', '.join((*VARIANTS, 'both'))}, not {variant!r}")
-        check_spectrum_mode(mode)
+        spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
         with self.open() as (ck, layout):
-            info, qs = model_quantities_of(ck, layout, self.name, mode=mode, layers=layers, progress=progress)
+            info, qs = model_quantities_of(ck, layout, self.name, spectrum_mode=spectrum_mode, layers=layers,
+                                           progress=progress)
         variants = VARIANTS if variant == "both" else (variant,)
         return ProxiesReport(info, {v: paper_proxies(qs, v) for v in variants})
 

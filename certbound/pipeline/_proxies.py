@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from certbound._errors import OptionError
 from certbound.bounds.proxies import MatrixQuantities, quantities_of_theory_matrix
 from certbound.checkpoints import open_checkpoint, theory_coverage, theory_matrices
-from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_model
 
@@ -17,10 +18,11 @@ __all__ = ["model_quantities", "model_quantities_of"]
 def model_quantities(
     spec: str | os.PathLike[str],
     *,
-    mode: str = DEFAULT_SPECTRUM_MODE,
+    spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
     layers: int | None = None,
     mapping: str | None = None,
     progress: ProgressSpec = None,
+    mode: str | None = None,
 ) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """Certified per-matrix quantities of a checkpoint (path or packaged name) and its layout summary.
 
@@ -31,7 +33,7 @@ def model_quantities(
     ----------
     spec : str or path
         A checkpoint path or a packaged checkpoint name.
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
         default ``"auto"``).
     layers : int, optional
@@ -40,6 +42,8 @@ def model_quantities(
         A tensor-name mapping file for an unsupported architecture.
     progress : None, bool, "auto" or callable, optional
         See :mod:`certbound.pipeline._progress`.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -55,19 +59,47 @@ def model_quantities(
     >>> info["spectrum_mode"], [q.type for q in qs]
     ('auto', ['QK', 'VO', 'M_in', 'M_out'])
     """
-    check_spectrum_mode(mode)
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
     path = resolve_model(spec)
     ck, layout = open_checkpoint(path, mapping=mapping)
     try:
-        return model_quantities_of(ck, layout, path, mode=mode, layers=layers, progress=progress)
+        return model_quantities_of(ck, layout, path, spectrum_mode=spectrum_mode, layers=layers, progress=progress)
     finally:
         ck.close()
 
 
-def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = DEFAULT_SPECTRUM_MODE,
-                        layers: int | None = None, progress: ProgressSpec = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
-    """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open)."""
-    check_spectrum_mode(mode)
+def model_quantities_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
+                        layers: int | None = None,
+                        progress: ProgressSpec = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
+    """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open).
+
+    Parameters
+    ----------
+    ck : certbound.checkpoints.Checkpoint
+        The opened checkpoint (not closed here).
+    layout : certbound.checkpoints.ModelLayout
+        Its layout.
+    path : str
+        The checkpoint's path (recorded as ``info["path"]``, and named in messages).
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
+    layers : int, optional
+        ``layers=K`` uses only the first K layers, 0..K-1.
+    progress : None, bool, "auto" or callable, optional
+        See :mod:`certbound.pipeline._progress`.
+
+    Returns
+    -------
+    tuple
+        ``(info, quantities)`` as :func:`model_quantities` returns them.
+
+    Raises
+    ------
+    ValueError
+        For an architecture outside the proxies' definition (not self-attention with a
+        two-matrix feed-forward), or ``layers`` out of range.
+    """
+    check_spectrum_mode(spectrum_mode, "spectrum_mode")
     cov = theory_coverage(layout)
     if not cov.covered:
         raise ValueError(f"{path}: the paper's proxies B_ours/B_Edelman are defined for self-attention blocks with "
@@ -80,18 +112,18 @@ def model_quantities_of(ck: Any, layout: Any, path: str, *, mode: str = DEFAULT_
     n_layers = layout.num_layers
     if layers is not None:
         if not 1 <= layers <= n_layers:
-            raise ValueError(f"--layers {layers}: the model has {n_layers} layers")
+            raise OptionError(f"`layers` {layers}: the model has {n_layers} layers")
         n_layers = layers
     prog = progress_reporter(progress, n_layers * (2 * layout.num_heads + 2))
     qs = []
     try:
         for r in theory_matrices(ck, layout=layout, layers=range(n_layers)):
-            qs.append(quantities_of_theory_matrix(r, mode))
+            qs.append(quantities_of_theory_matrix(r, spectrum_mode))
             prog.step(r.label)
     finally:
         prog.close()
     info = dict(layout.summary())
     info["path"] = path
     info["used_layers"] = n_layers
-    info["spectrum_mode"] = mode
+    info["spectrum_mode"] = spectrum_mode
     return info, qs

@@ -38,6 +38,7 @@ import os
 import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from certbound._errors import OptionError
 from certbound.report.writers import json_text, set_usual_permissions, stage_tempfile
 
 __all__ = [
@@ -89,6 +90,16 @@ def matrix_key(m: Any) -> MatrixKey:
 
     Architectures with several stacks (encoder-decoder) or experts append
     ``stack`` and ``expert`` (only when set, so other keys stay 3-tuples).
+
+    Parameters
+    ----------
+    m : certbound.checkpoints.TheoryMatrix
+        The matrix.
+
+    Returns
+    -------
+    tuple
+        ``(layer, head, type)``, with ``stack`` and ``expert`` appended where set.
     """
     key: tuple[Any, ...] = (int(m.layer), None if m.head is None else int(m.head), str(m.type))
     stack, expert = getattr(m, "stack", ""), getattr(m, "expert", None)
@@ -105,6 +116,18 @@ def matrix_sha256(m: Any) -> str:
     bytes. Two matrices with equal digests are, up to a sha256 collision, the
     same matrix with the same pending scale.
 
+    Parameters
+    ----------
+    m : certbound.checkpoints.TheoryMatrix
+        The matrix (dense or factored).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from certbound.checkpoints import TheoryMatrix
     >>> a = TheoryMatrix(0, None, "M_in", (2, 2), dense=np.eye(2))
@@ -133,6 +156,18 @@ def matrix_sha256(m: Any) -> str:
 def combined_sha256(digests: Iterable[str]) -> str:
     """The report's ``weights_sha256``: sha256 of the per-matrix digests in report order.
 
+    Parameters
+    ----------
+    digests : iterable of str
+        The per-matrix digests (:func:`matrix_sha256`), in report order.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
     >>> combined_sha256([]) == hashlib.sha256(b"").hexdigest()
     True
     """
@@ -209,6 +244,27 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
     cannot be asked for on its own for this layout makes the whole layer one
     task. The report lists the matrices in this plan's order
     (:func:`iter_plan`; ``weights_digest`` follows the same order).
+
+    Parameters
+    ----------
+    layout : certbound.checkpoints.ModelLayout
+        The checkpoint's layout.
+    types : sequence of str
+        The layout's concrete matrix types to report (``"readout"`` adds the readout task).
+    raw : bool
+        Also the raw projections W_Q, W_K, W_V, W_O.
+    layers : sequence of int, optional
+        Only these layers (0-based; default all).
+
+    Returns
+    -------
+    list of MatrixTask
+        The tasks in report order (each with its ``index``).
+
+    Raises
+    ------
+    certbound.OptionError
+        For a layer out of range.
     """
     from certbound.checkpoints import RAW_TYPES
     from certbound.checkpoints._matrices import _types_for_layout
@@ -216,7 +272,7 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
     layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
     for layer in layer_list:
         if not 0 <= layer < layout.num_layers:
-            raise ValueError(f"--layers: layer {layer} out of range (model has {layout.num_layers} layers, 0-based)")
+            raise OptionError(f"`layers`: layer {layer} out of range (model has {layout.num_layers} layers, 0-based)")
     theory = tuple(t for t in types if t != "readout")
     # The raw projections in the pairs the loader reads together (W_O alone trips its fused-QKV path).
     raws = [tuple(RAW_TYPES[:2]), tuple(RAW_TYPES[2:])] if raw else []
@@ -237,7 +293,24 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
 
 
 def iter_plan(ck: Any, layout: Any, tasks: Sequence[MatrixTask], *, scale_logits: bool = False) -> Iterator[Any]:
-    """The matrices of ``tasks`` in order, read from an opened checkpoint (what each task reads)."""
+    """The matrices of ``tasks`` in order, read from an opened checkpoint (what each task reads).
+
+    Parameters
+    ----------
+    ck : certbound.checkpoints.Checkpoint
+        The opened checkpoint.
+    layout : certbound.checkpoints.ModelLayout
+        Its layout.
+    tasks : sequence of MatrixTask
+        The plan (:func:`plan_tasks`).
+    scale_logits : bool
+        Fold the logit scale into QK, as the run does.
+
+    Yields
+    ------
+    certbound.checkpoints.TheoryMatrix
+        Each task's matrices, task by task.
+    """
     from certbound.checkpoints import theory_matrices
 
     for task in tasks:
@@ -261,7 +334,18 @@ def _opened(source: ModelSource) -> tuple[Any, Any]:
 
 
 def factor_bytes(m: Any) -> int:
-    """Bytes of a per-head product's two factors as float64 (what a head batch holds)."""
+    """Bytes of a per-head product's two factors as float64 (what a head batch holds).
+
+    Parameters
+    ----------
+    m : certbound.checkpoints.TheoryMatrix
+        A factored (per-head) matrix.
+
+    Returns
+    -------
+    int
+        8 × the number of entries of its factors.
+    """
     return sum(int(f.size) * 8 for f in m.factors)
 
 
@@ -305,6 +389,22 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
 
     ``opened`` is the ``(Checkpoint, ModelLayout)`` of ``source`` if the
     caller holds it open; otherwise this process's copy for the run is used.
+
+    Parameters
+    ----------
+    source : ModelSource
+        How to open the model (path, config, mapping).
+    task : MatrixTask
+        The task (with the digests of records that may be reused, ``known``).
+    certify : callable
+        ``certify(theory_matrix) -> record dict`` (picklable for worker processes).
+    opened : tuple, optional
+        ``(Checkpoint, ModelLayout)`` of ``source``, held open by the caller.
+
+    Yields
+    ------
+    MatrixOutcome
+        Per matrix: its key, digest and new record (``None`` when a stored record is reused).
     """
     ck, layout = opened if opened is not None else _opened(source)
     known = dict(task.known)
@@ -357,7 +457,22 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
 
 def run_task(source: ModelSource, task: MatrixTask,
              certify: Callable[[Any], dict[str, Any]]) -> tuple[int, list[MatrixOutcome]]:
-    """:func:`iter_task` as one call (for process pools and Dask): ``(task.index, outcomes)``."""
+    """:func:`iter_task` as one call (for process pools and Dask): ``(task.index, outcomes)``.
+
+    Parameters
+    ----------
+    source : ModelSource
+        How to open the model.
+    task : MatrixTask
+        The task.
+    certify : callable
+        ``certify(theory_matrix) -> record dict`` (picklable for worker processes).
+
+    Returns
+    -------
+    tuple
+        ``(task.index, outcomes)``.
+    """
     return task.index, list(iter_task(source, task, certify))
 
 
@@ -498,9 +613,9 @@ class RecordStore(MemoryRecordStore):
         if head.get("settings") != self.settings:
             old = head.get("settings") or {}
             diff = sorted(k for k in set(old) | set(self.settings) if old.get(k) != self.settings.get(k))
-            raise ValueError(f"{self.path}: records were written with other settings "
-                             + ", ".join(f"{k}: {old.get(k)!r} there, {self.settings.get(k)!r} now" for k in diff)
-                             + "; they cannot be reused (run without --resume, or delete the file)")
+            raise OptionError(f"{self.path}: records were written with other settings "
+                              + ", ".join(f"{k}: {old.get(k)!r} there, {self.settings.get(k)!r} now" for k in diff)
+                              + "; they cannot be reused (run without `resume`, or delete the file)")
         good_end = f.tell()
         while True:
             pos = f.tell()
@@ -565,6 +680,21 @@ def run_serial(source: ModelSource, tasks: Sequence[MatrixTask], certify: Callab
     open); by default the model is opened for this call and closed after.
     Returns the outcomes in report order (key and digest; ``record`` is left
     ``None`` — records live in the store).
+
+    Parameters
+    ----------
+    source : ModelSource
+        How to open the model.
+    tasks : sequence of MatrixTask
+        The plan.
+    certify : callable
+        ``certify(theory_matrix) -> record dict`` (picklable for worker processes).
+    store : MemoryRecordStore or RecordStore
+        Where records go (and stored ones come from).
+    on_matrix : callable, optional
+        Called with each outcome as it is certified (progress).
+    opened : tuple, optional
+        ``(Checkpoint, ModelLayout)`` of ``source``, held open by the caller.
     """
     order: list[MatrixOutcome] = []
     own = opened is None
@@ -670,6 +800,22 @@ def stage_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
 
     Nothing but the staged temporary file is written; on any error it is
     removed. ``head`` must not contain ``list_key``; the list is written last.
+
+    Parameters
+    ----------
+    path : str or path
+        The final file (the staged file lives next to it).
+    head : dict
+        The document's keys before the list (JSON-serialisable).
+    records : iterable of dict
+        The list's entries, consumed once.
+    list_key : str
+        The key of the list.
+
+    Returns
+    -------
+    StagedFile
+        ``commit()`` renames it onto ``path``, ``discard()`` removes it.
     """
     path = os.fspath(path)
     if list_key in head:
@@ -705,6 +851,19 @@ def write_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
     The file is replaced atomically (:func:`stage_report_json`, then a
     rename): a failure leaves the previous file, or none.
 
+    Parameters
+    ----------
+    path : str or path
+        The file to write.
+    head : dict
+        The document's keys before the list.
+    records : iterable of dict
+        The list's entries, consumed once.
+    list_key : str
+        The key of the list.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> from certbound.report.writers import json_text
     >>> p = os.path.join(tempfile.mkdtemp(), "r.json")
@@ -739,7 +898,20 @@ class _Collector:
 
 
 def with_known(tasks: Sequence[MatrixTask], known: dict[MatrixKey, str]) -> list[MatrixTask]:
-    """The tasks with the digests of their layer's stored records attached (what a worker may skip)."""
+    """The tasks with the digests of their layer's stored records attached (what a worker may skip).
+
+    Parameters
+    ----------
+    tasks : sequence of MatrixTask
+        The plan.
+    known : dict
+        Matrix key → digest of the record already stored.
+
+    Returns
+    -------
+    list of MatrixTask
+        Copies of the tasks whose ``known`` holds the digests of their own layer.
+    """
     by_layer: dict[int, list[tuple[MatrixKey, str]]] = {}
     for k, v in known.items():
         by_layer.setdefault(k[0], []).append((k, v))
@@ -754,6 +926,26 @@ def run_processes(source: ModelSource, tasks: Sequence[MatrixTask], certify: Cal
     Only task recipes go to the workers (no arrays); each finished task's
     records are stored as it completes. ``certify`` must be picklable (a
     module-level function or a ``functools.partial`` of one).
+
+    Parameters
+    ----------
+    source : ModelSource
+        How each worker opens the model.
+    tasks : sequence of MatrixTask
+        The plan.
+    certify : callable
+        ``certify(theory_matrix) -> record dict`` (picklable for worker processes).
+    store : MemoryRecordStore or RecordStore
+        Where records go.
+    jobs : int
+        Worker processes (≥ 1).
+    on_matrix : callable, optional
+        Called with each outcome as its task completes.
+
+    Returns
+    -------
+    list of MatrixOutcome
+        The outcomes in report order.
     """
     import concurrent.futures as cf
     import multiprocessing

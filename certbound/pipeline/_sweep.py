@@ -14,7 +14,7 @@ import time
 from typing import Any, Sequence
 
 from certbound.bounds.proxies import VARIANTS, paper_proxies, prefix_layers, random_init_quantities
-from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._proxies import model_quantities
 from certbound.report.figures import ModelRun
 
@@ -33,9 +33,10 @@ def run_sweep(
     grid_N: Sequence[int] = MINIATURE_N,
     seed: int = 0,
     prefix: bool = True,
-    mode: str = DEFAULT_SPECTRUM_MODE,
+    spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
     log: Any = None,
     progress: Any = None,
+    mode: str | None = None,
 ) -> list[Any]:
     """Certified proxies (both variants) of every requested model; returns ``ModelRun``s.
 
@@ -57,13 +58,15 @@ def run_sweep(
         Base seed of the control (width N draws with seed ``seed + N``).
     prefix : bool
         Also report the prefix-depth sub-models of each trained model.
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
         default ``"auto"``).
     log : file, optional
         Where progress lines go (``None``: silent).
     progress : None, bool, "auto" or callable, optional
         See :mod:`certbound.pipeline._progress`.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -77,7 +80,8 @@ def run_sweep(
     >>> [(r.kind, r.name) for r in runs]
     [('trained', 'demo'), ('prefix', 'demo[0..0]'), ('random-init', 'random L=1 N=64')]
     """
-    check_spectrum_mode(mode)
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
+
     def say(msg: str) -> None:
         if log is not None:
             print(msg, file=log, flush=True)
@@ -85,7 +89,7 @@ def run_sweep(
     runs: list[ModelRun] = []
     for spec in models:
         t = time.perf_counter()
-        info, qs = model_quantities(spec, mode=mode, progress=progress)
+        info, qs = model_quantities(spec, spectrum_mode=spectrum_mode, progress=progress)
         name = os.path.basename(os.path.normpath(os.fspath(spec)))
         L = info["num_layers"]
         trained = ModelRun(name, "trained", {v: paper_proxies(qs, v) for v in VARIANTS}, qs,
@@ -105,7 +109,7 @@ def run_sweep(
         for N in grid_N:
             t = time.perf_counter()
             say(f"  random-init N={N} (L up to {depth}): certifying ...")
-            qs = random_init_quantities(depth, N, seed=seed + N, mode=mode)
+            qs = random_init_quantities(depth, N, seed=seed + N, mode=spectrum_mode)
             for L in sorted(grid_L):
                 sub = prefix_layers(qs, L)
                 runs.append(ModelRun(f"random L={L} N={N}", "random-init",

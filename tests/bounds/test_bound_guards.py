@@ -23,8 +23,8 @@ DEMO_T = json.loads((demo_checkpoint_path() / "config.json").read_text())["seq_l
 def test_seq_len_zero_is_refused(tmp_path, capsys):
     model = _tiny_bert(str(tmp_path))
     assert main(["bound", model, "--n", "1e9", "--delta", "0.1", "--seq-len", "0"]) == 2
-    assert "--seq-len" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="seq-len"):
+    assert "--seq-len must be ≥ 1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="^`seq_len` must be ≥ 1$"):  # the library names its parameter
         BoundSettings(seq_len=0)
 
 
@@ -189,8 +189,8 @@ def test_a_plain_checkpoint_has_no_unused_matrices(tmp_path):
 def test_constraints_without_mode_fixed_are_refused(tmp_path, capsys):
     # --constraints asks for Theorem 1; without --mode fixed it was silently ignored (Theorem 2 computed)
     example = str(Path(__file__).resolve().parents[2] / "examples" / "bound" / "demo_constraints.json")
-    with pytest.raises(ValueError, match="--constraints is only used with --mode fixed"):
+    with pytest.raises(ValueError, match="`constraints` is only used when `mode` is 'fixed'"):
         BoundSettings(constraints=example)
     assert main(["bound", str(demo_checkpoint_path()), "--n", "1e6", "--delta", "0.01",
                  "--constraints", example]) == 2
-    assert "--constraints is only used with --mode fixed" in capsys.readouterr().err
+    assert "--constraints is only used when --mode is 'fixed'" in capsys.readouterr().err

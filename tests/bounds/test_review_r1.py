@@ -241,8 +241,9 @@ def test_bound_refuses_a_model_whose_activation_is_unstated():
     """(A3) for an unknown activation: before, a config without hidden_act became the exact GELU."""
     from certbound.pipeline._bound import _activation
 
-    with pytest.raises(ValueError, match="act-lip"):
+    with pytest.raises(ValueError, match="give `act_lip`, a proven upper bound") as exc:
         _activation({"model_type": "bert"}, None)
+    assert "--" not in str(exc.value)
     act, lip = _activation({"model_type": "bert"}, "1.128994")
     assert lip == Fraction(1128994, 10**6)
     assert _activation({"hidden_act": "gelu"}, None) == ("gelu", None)

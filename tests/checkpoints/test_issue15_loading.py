@@ -70,7 +70,7 @@ def test_spectrum_names_experts_and_cross_attention(tiny):
     assert kv == {(0, 0), (1, 0), (2, 1), (3, 1)}  # GQA pairing h -> floor(h * 2 / 4)
     import certbound
 
-    api = certbound.open_model(str(tiny("mixtral")[0])).spectra(mode="fast")
+    api = certbound.open_model(str(tiny("mixtral")[0])).spectra(spectrum_mode="fast")
     assert api.find(0, "M_down", expert=1).expert == 1
     assert {r[2] for r in api.csv_rows()[1] if r[2].startswith("M_up")} == {"M_up[e0]", "M_up[e1]", "M_up[e2]"}
     rep = spectrum_report(str(tiny("bart")[0]))

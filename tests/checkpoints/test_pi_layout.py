@@ -186,8 +186,8 @@ def test_demo_spectrum_cli_is_sound(tmp_path, capsys):
 
 def test_scale_logits_refused(capsys):
     assert main(["spectrum", str(DEMO), "--scale-logits"]) == 2
-    assert "without 1/sqrt(d_h)" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="logit-scale option does not apply"):
+    assert "no logit scale to fold in: drop --scale-logits" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no logit scale to fold in: drop `scale_logits`"):
         list(theory_matrices(DEMO, scale_logits=True))
 
 

@@ -157,7 +157,7 @@ def test_onnx_names_recovered_transposed_and_heads_inferred(tmp_path):
 def test_onnx_without_head_information_needs_config(tmp_path):
     p = tmp_path / "enc.onnx"
     _onnx_bert(p, with_reshape=False)
-    with pytest.raises(ValueError, match="--config"):
+    with pytest.raises(ValueError, match="give a `config` file"):
         load_checkpoint(p)
     cfg = tmp_path / "cfg.json"
     cfg.write_text(json.dumps({"model_type": "bert", "hidden_size": N, "num_attention_heads": 2,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from fractions import Fraction
 
 import mpmath
@@ -38,42 +39,115 @@ def test_one_definition_the_kernels():
     assert SPECTRUM_MODES is MODES and DEFAULT_SPECTRUM_MODE == "auto" in MODES
 
 
-#: (command, option dest) of every command that certifies a spectrum.
-COMMAND_OPTIONS = [("spectrum", "mode"), ("bound", "spectrum_mode"), ("proxies", "mode"), ("sweep", "mode"),
-                   ("demo", "mode"), ("demo-figure", "mode"), ("covering", "spectrum_mode")]
+#: Every command that certifies a spectrum; those with ``--mode`` as its deprecated spelling (before session 4).
+COMMANDS = ["spectrum", "bound", "proxies", "sweep", "demo", "demo-figure", "covering"]
+OLD_MODE_FLAG = {"spectrum", "proxies", "sweep", "demo", "demo-figure"}
 
 
-@pytest.mark.parametrize("command, dest", COMMAND_OPTIONS)
-def test_every_command_has_the_same_modes_and_default(command, dest):
-    sub = next(a for a in build_parser()._actions if a.dest == "command").choices[command]
-    action = next(a for a in sub._actions if a.dest == dest)
+def _subparser(command):
+    return next(a for a in build_parser()._actions if a.dest == "command").choices[command]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_the_same_modes_and_default(command):
+    sub = _subparser(command)
+    visible = [a for a in sub._actions if a.dest == "spectrum_mode" and a.help != "==SUPPRESS=="]
+    assert [a.option_strings for a in visible] == [["--spectrum-mode"]]  # one name in every command
+    action = visible[0]
     assert tuple(action.choices) == MODES and action.default == "auto"
     assert "every mode is certified" in action.help
+    assert "--spectrum-mode" in sub.format_help()
+    mode_flag = [a for a in sub._actions if "--mode" in a.option_strings]
+    if command == "bound":  # bound's --mode is the theorem's (posthoc/fixed), documented
+        assert mode_flag[0].dest == "mode" and tuple(mode_flag[0].choices) == ("posthoc", "fixed")
+    elif command in OLD_MODE_FLAG:  # the old spelling: hidden, same dest and choices
+        assert mode_flag[0].dest == "spectrum_mode" and tuple(mode_flag[0].choices) == MODES
+        assert mode_flag[0].help == "==SUPPRESS==" and not re.search(r"--mode\b", sub.format_help())
+    else:
+        assert mode_flag == []
 
 
-@pytest.mark.parametrize("func", [
-    Model.spectra, Model.proxies, _proxies.model_quantities, _proxies.model_quantities_of, _sweep.run_sweep,
-    covering_report, _demo.run_demo, _demo.enclose_model_spectra, _demo.demo_point, _demo.counterfactual_curve,
-    _bound.model_spectra, _bound.model_spectra_of, _spectrum.spectrum_run, _spectrum.spectrum_report,
-], ids=lambda f: f.__qualname__)
-def test_every_pipeline_function_defaults_to_auto_and_documents_the_modes(func):
-    assert inspect.signature(func).parameters["mode"].default == "auto"
+@pytest.mark.parametrize("command", sorted(OLD_MODE_FLAG))
+def test_the_old_mode_flag_still_works_and_warns(command, capsys):
+    sub = _subparser(command)
+    base = {"spectrum": [DEMO], "proxies": [DEMO], "sweep": ["--out", "x"], "demo": [], "demo-figure": []}[command]
+    assert sub.parse_args(base + ["--mode", "tight"]).spectrum_mode == "tight"
+    assert "--mode is deprecated, use --spectrum-mode" in capsys.readouterr().err
+    assert sub.parse_args(base + ["--spectrum-mode", "tight"]).spectrum_mode == "tight"
+    assert capsys.readouterr().err == ""
+
+
+def test_the_old_mode_flag_runs_the_command(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["proxies", DEMO, "--mode", "fast", "--json", str(out)]) == 0
+    assert "certbound proxies: warning: --mode is deprecated, use --spectrum-mode" in capsys.readouterr().err
+    assert '"spectrum_mode": "fast"' in out.read_text()
+
+
+#: Pipeline functions taking the mode as ``spectrum_mode`` (with ``mode=`` deprecated where marked True).
+SPECTRUM_MODE_FUNCTIONS = [
+    (Model.spectra, True), (Model.proxies, True), (_proxies.model_quantities, True),
+    (_proxies.model_quantities_of, False), (_sweep.run_sweep, True), (covering_report, True), (_demo.run_demo, True),
+    (_demo.enclose_model_spectra, False), (_demo.demo_point, False), (_demo.counterfactual_curve, False),
+    (_bound.model_spectra, True), (_bound.model_spectra_of, False),
+]
+
+
+@pytest.mark.parametrize("func, old_alias", SPECTRUM_MODE_FUNCTIONS, ids=lambda f: getattr(f, "__qualname__", ""))
+def test_every_pipeline_function_defaults_to_auto_and_documents_the_modes(func, old_alias):
+    params = inspect.signature(func).parameters
+    assert params["spectrum_mode"].default == "auto"
+    assert ("mode" in params) == old_alias and (not old_alias or params["mode"].default is None)
     doc = inspect.getdoc(func) or ""
-    for line in doc.splitlines():  # a numpydoc line for the mode lists the whole set
-        if line.startswith("mode :"):
-            assert line == 'mode : {"fast", "tight", "arb", "gram", "auto"}', line
+    lines = doc.splitlines()
+    assert 'spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}' in lines  # the whole set, documented
+    if old_alias:
+        assert "Deprecated name of ``spectrum_mode`` (warns)." in doc
     assert BoundSettings().spectrum_mode == "auto"
 
 
+@pytest.mark.parametrize("func", [_spectrum.spectrum_run, _spectrum.spectrum_report], ids=lambda f: f.__qualname__)
+def test_the_spectrum_run_functions_default_to_auto(func):  # (still ``mode=``: pipeline/_spectrum.py)
+    assert inspect.signature(func).parameters["mode"].default == "auto"
+
+
 @pytest.mark.parametrize("call", [
-    lambda: Model.proxies(None, mode="exact"),  # checked before the model is touched
-    lambda: _proxies.model_quantities("no/such/model", mode="exact"),
-    lambda: _sweep.run_sweep(["no/such/model"], mode="exact"),
-    lambda: covering_report(np.eye(2), eps=1, rows=1, mode="exact"),
-    lambda: _demo.run_demo("no/such/model", mode="exact"),
+    lambda **kw: Model.proxies(None, **kw),  # checked before the model is touched
+    lambda **kw: _proxies.model_quantities("no/such/model", **kw),
+    lambda **kw: _sweep.run_sweep(["no/such/model"], **kw),
+    lambda **kw: covering_report(np.eye(2), eps=1, rows=1, **kw),
+    lambda **kw: _demo.run_demo("no/such/model", **kw),
+    lambda **kw: _bound.model_spectra("no/such/model", **kw),
+])
+def test_the_old_mode_keyword_warns_and_conflicts_are_refused(call):
+    with pytest.warns(DeprecationWarning, match="mode= is deprecated: use spectrum_mode="):
+        with pytest.raises(ValueError, match="`spectrum_mode`: unknown certificate mode 'exact'"):
+            call(mode="exact")  # the alias is used (and checked) like spectrum_mode
+    with pytest.raises(ValueError, match="`mode` is the deprecated name of `spectrum_mode`: give one of them"):
+        call(mode="fast", spectrum_mode="tight")
+
+
+def test_the_old_mode_keyword_gives_the_same_result():
+    model = certbound.open_model(DEMO)
+    with pytest.warns(DeprecationWarning):
+        old = model.spectra(mode="fast")
+    new = model.spectra(spectrum_mode="fast")
+    assert old.to_json()["matrices"] == new.to_json()["matrices"]
+    assert model.spectra("fast").to_json()["matrices"] == new.to_json()["matrices"]  # positional, as before
+    res = _demo.run_demo(spectrum_mode="fast", search_nonvacuous=False)
+    with pytest.warns(DeprecationWarning, match="DemoResult.mode is deprecated"):
+        assert res.mode == res.spectrum_mode == "fast"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: Model.proxies(None, spectrum_mode="exact"),  # checked before the model is touched
+    lambda: _proxies.model_quantities("no/such/model", spectrum_mode="exact"),
+    lambda: _sweep.run_sweep(["no/such/model"], spectrum_mode="exact"),
+    lambda: covering_report(np.eye(2), eps=1, rows=1, spectrum_mode="exact"),
+    lambda: _demo.run_demo("no/such/model", spectrum_mode="exact"),
     lambda: BoundSettings(spectrum_mode="exact"),
     lambda: _spectrum.spectrum_run("no/such/model", mode="exact"),
-    lambda: _bound.model_spectra("no/such/model", mode="exact"),
+    lambda: _bound.model_spectra("no/such/model", spectrum_mode="exact"),
 ])
 def test_an_unknown_mode_is_refused_first_naming_the_modes(call):
     with pytest.raises(ValueError, match="unknown certificate mode 'exact'; choose one of fast, tight, arb, gram, "
@@ -82,7 +156,7 @@ def test_an_unknown_mode_is_refused_first_naming_the_modes(call):
 
 
 def test_an_unknown_mode_on_the_command_line_is_an_argparse_error(capsys):
-    assert main(["proxies", DEMO, "--mode", "exact"]) == 2
+    assert main(["proxies", DEMO, "--spectrum-mode", "exact"]) == 2
     assert "invalid choice: 'exact'" in capsys.readouterr().err
 
 
@@ -138,7 +212,7 @@ def test_demo_json_records_the_mode_and_each_certificate(tmp_path, capsys, monke
     # the measurement (a pass over 10^6 samples) does not depend on the mode: skip it here
     monkeypatch.setattr(_demo, "measure_gap", lambda *a, **k: None)
     out = tmp_path / "d.json"
-    assert main(["demo", "--no-search", "--mode", "gram", "--json", str(out)]) == 0
+    assert main(["demo", "--no-search", "--spectrum-mode", "gram", "--json", str(out)]) == 0
     capsys.readouterr()
     d = json.loads(out.read_text())
     assert d["spectrum_mode"] == "gram"
@@ -151,7 +225,7 @@ def test_demo_json_records_the_mode_and_each_certificate(tmp_path, capsys, monke
 
 def test_proxies_auto_overlap_fast_and_print_the_same_digits():
     model = certbound.open_model(DEMO)
-    reps = {m: model.proxies(mode=m) for m in ("fast", "auto")}
+    reps = {m: model.proxies(spectrum_mode=m) for m in ("fast", "auto")}
     assert reps["auto"].info["spectrum_mode"] == "auto" and reps["fast"].info["spectrum_mode"] == "fast"
     for v in VARIANTS:
         a, f = reps["auto"][v], reps["fast"][v]
@@ -176,7 +250,7 @@ def test_random_init_control_auto_overlaps_fast():
 
 def test_covering_auto_overlaps_fast_and_records_the_certificate():
     W = np.random.default_rng(5).standard_normal((40, 30))
-    reps = {m: covering_report(W, eps="0.01", rows=1000, ps=[0, Fraction(1, 2), 1, 2], mode=m)
+    reps = {m: covering_report(W, eps="0.01", rows=1000, ps=[0, Fraction(1, 2), 1, 2], spectrum_mode=m)
             for m in ("fast", "auto")}
     assert reps["auto"]["spectrum_mode"] == "auto" and reps["auto"]["certificate"] in ("gram", "fast+gram")
     assert reps["fast"]["certificate"] == "fast"
@@ -193,9 +267,26 @@ def test_the_audit_escalation_ladder_is_its_own_set(capsys):
 
     assert ESCALATION_MODES == ("fast", "tight", "arb") and set(ESCALATION_MODES) < set(MODES)
     for bad in ("gram", "auto"):  # cheaper than fast, not narrower: no rung of the ladder
-        with pytest.raises(ValueError, match="--max-mode must be one of fast, tight, arb"):
+        with pytest.raises(ValueError, match="`max_mode` must be one of fast, tight, arb"):
             audit_file('[[claim]]\nid = "e"\nquantity = "exp(1)"\nrelation = ">"\nvalue = "2"\n', max_mode=bad)
         with pytest.raises(ValueError, match="escalation ladder"):
             precision_schedule(256, bad)
     assert main(["audit", "x.toml", "--max-mode", "gram"]) == 2
     assert "invalid choice: 'gram'" in capsys.readouterr().err
+
+
+def test_the_audit_help_states_the_ladder_and_why_gram_auto_are_no_rung():
+    from certbound.enclose import enclose_singular_values
+
+    help_text = " ".join(_subparser("audit").format_help().split())
+    assert "escalation ladder fast -> tight -> arb (more cost for narrower balls)" in help_text
+    assert "gram and auto are no rung: they buy speed, not width" in help_text
+    # what the help claims, on a matrix with σ from 1 down to 1e-4: gram is far wider than fast at the small σ
+    # (its widths grow like (σ₁/σᵢ)²), tight is narrower
+    rng = np.random.default_rng(0)
+    U = np.linalg.qr(rng.standard_normal((120, 60)))[0]
+    V = np.linalg.qr(rng.standard_normal((200, 60)))[0]
+    W = (U * np.logspace(0, -4, 60)) @ V.T
+    width = {m: (lambda e: (e.upper - e.lower)[-1])(enclose_singular_values(W, mode=m))
+             for m in ("fast", "tight", "gram")}
+    assert width["gram"] > 100 * width["fast"] and width["fast"] > width["tight"]

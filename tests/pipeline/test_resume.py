@@ -96,7 +96,7 @@ def test_resume_refuses_records_of_other_settings(tmp_path, capsys):
     out = tmp_path / "out.json"
     _killed_run(d, out, k=2)
     capsys.readouterr()
-    assert main(["spectrum", str(d), "--json", str(out), "--quiet", "--resume", "--mode", "tight"]) == 2
+    assert main(["spectrum", str(d), "--json", str(out), "--quiet", "--resume", "--spectrum-mode", "tight"]) == 2
     err = capsys.readouterr().err
     assert "other settings" in err and "mode: 'auto' there, 'tight' now" in err
     assert not out.exists()
