@@ -61,7 +61,18 @@ def _span(first: int, n: int, stack: str) -> str:
 
 
 def theory_coverage(layout: ModelLayout) -> TheoryCoverage:
-    """The blocks of ``layout`` that the Π-surrogate theorems do not cover (module docstring)."""
+    """The blocks of ``layout`` that the Π-surrogate theorems do not cover (module docstring).
+
+    Parameters
+    ----------
+    layout : ModelLayout
+        The resolved layout.
+
+    Returns
+    -------
+    TheoryCoverage
+        The uncovered blocks (empty: the theorems apply) and the surrogate's notes.
+    """
     out: list[str] = []
     for s in layout.stacks:
         span = _span(s.first_layer, s.num_layers, s.name)
@@ -77,6 +88,25 @@ def theory_coverage(layout: ModelLayout) -> TheoryCoverage:
 def require_theory_coverage(layout: ModelLayout, where: str) -> TheoryCoverage:
     """:func:`theory_coverage`, raising ``ValueError`` naming every uncovered block.
 
+    Parameters
+    ----------
+    layout : ModelLayout
+        The resolved layout.
+    where : str
+        The model's name in the message.
+
+    Returns
+    -------
+    TheoryCoverage
+        The coverage (``covered`` is True).
+
+    Raises
+    ------
+    ValueError
+        If some block is outside the theorems' model class (gated FFN, experts, cross-attention).
+
+    Examples
+    --------
     >>> from certbound.checkpoints import ModelLayout
     >>> lay = ModelLayout("bert", "linear", "", 1, 8, 2, 4, 16, {})
     >>> require_theory_coverage(lay, "m").covered

@@ -60,6 +60,11 @@ def checkpoint_from_tensors(tensors: Mapping[str, Any], config: Mapping[str, Any
     name : str
         How error messages and reports name the model.
 
+    Returns
+    -------
+    Checkpoint
+        Format ``"memory"``; tensors widen to float64 exactly when read.
+
     Examples
     --------
     >>> import numpy as np

@@ -108,7 +108,20 @@ PACKAGED_CHECKPOINTS: dict[str, PackagedCheckpoint | SplitPackagedCheckpoint] = 
 
 
 def sha256_of_file(path: str | Path, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in chunks."""
+    """Hex sha256 of a file, read in chunks.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    chunk : int
+        Bytes read at a time.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):
@@ -177,6 +190,13 @@ def find_packaged_checkpoint(name: str, *, verify: bool = True) -> Path:
 def packaged_cache_dir() -> Path:
     """Where split checkpoints are assembled: ``$CERTBOUND_CACHE``, ``$XDG_CACHE_HOME/certbound`` or ``~/.cache/certbound``.
 
+    Returns
+    -------
+    pathlib.Path
+        The directory (not created here).
+
+    Examples
+    --------
     >>> import os; os.environ["CERTBOUND_CACHE"] = "/tmp/cb-cache"
     >>> str(packaged_cache_dir())
     '/tmp/cb-cache'
@@ -277,6 +297,24 @@ def assemble_split_checkpoint(parts: list[Path], members: dict[str, str], target
     behind and :class:`LookupError` is raised. ``target`` appears by a single
     rename, so a concurrent or interrupted assembly never leaves a partial
     directory where a complete one is expected.
+
+    Parameters
+    ----------
+    parts : list of Path
+        The pieces of the zip archive, in order.
+    members : dict
+        Archive member path → file name in ``target``.
+    target : Path
+        The checkpoint directory to create.
+    weights_name : str
+        The extracted weights file whose digest is checked.
+    sha256 : str
+        Its expected sha256 (hex).
+
+    Returns
+    -------
+    Path
+        ``target``.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))

@@ -67,6 +67,18 @@ _LOSS_KINDS = ("clipped-logistic", "ramp")
 def is_pi_config(config: dict[str, Any] | None) -> bool:
     """True if a config.json dict describes a certbound-pi model.
 
+    Parameters
+    ----------
+    config : dict or None
+        A parsed ``config.json``.
+
+    Returns
+    -------
+    bool
+        Whether ``model_type`` is ``"certbound-pi"``.
+
+    Examples
+    --------
     >>> is_pi_config({"model_type": "certbound-pi"}), is_pi_config({"model_type": "bert"}), is_pi_config(None)
     (True, False, False)
     """
@@ -78,6 +90,16 @@ def pi_templates(ffn_kind: str) -> dict[str, str]:
 
     Roles ``W_Q``, ``W_K``, ``W_V``, ``W_O``; ``M`` (variant P) or ``M_in``,
     ``M_out`` (variant B); ``readout`` (no ``{layer}``: one vector per model).
+
+    Parameters
+    ----------
+    ffn_kind : {"single", "two"}
+        Variant P (one FFN matrix M) or variant B (M_in, M_out).
+
+    Returns
+    -------
+    dict
+        Role → template.
     """
     t = {
         "W_Q": "blocks.{layer}.attn.W_Q",
@@ -154,6 +176,18 @@ def pi_config_facts(config: dict[str, Any], where: str) -> dict[str, Any]:
     ``act_norm_at_zero``, ``act_growth``, ``softmax_lip``, ``readout_learned``
     (always True), ``readout_norm`` (C_w the training projected onto),
     ``loss_kind``, ``loss_bound``, ``loss_lip``.
+
+    Parameters
+    ----------
+    config : dict
+        A certbound-pi ``config.json``.
+    where : str
+        Its name in error messages.
+
+    Raises
+    ------
+    ValueError
+        For a missing or invalid field, naming ``where``.
     """
     if not is_pi_config(config):
         raise ValueError(f"{where}: model_type is {config.get('model_type')!r}, not {PI_MODEL_TYPE!r}")

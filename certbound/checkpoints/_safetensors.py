@@ -53,6 +53,18 @@ class TensorInfo:
 def bf16_bits_to_float64(bits: np.ndarray) -> np.ndarray:
     """Exact float64 values of bfloat16 bit patterns (uint16).
 
+    Parameters
+    ----------
+    bits : numpy.ndarray of uint16
+        The stored bit patterns.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The same values, exactly (bfloat16 is the top half of a binary32).
+
+    Examples
+    --------
     >>> bf16_bits_to_float64(np.array([0x3F80, 0xC040, 0x0001], dtype=np.uint16)).tolist()
     [1.0, -3.0, 9.183549615799121e-41]
     """

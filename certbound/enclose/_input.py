@@ -27,9 +27,27 @@ BLOCK_ENTRIES = 1 << 18
 def as_exact_float64_matrix(W: object, name: str = "W") -> np.ndarray:
     """Return ``W`` as a C-contiguous float64 2-D array equal to it entry by entry.
 
-    Raises ``ValueError`` for non-2-D input, complex or non-numeric dtypes,
-    NaN or Inf entries, and integers that float64 cannot hold exactly.
+    Parameters
+    ----------
+    W : array_like
+        The matrix as stored (float16/bfloat16/float32/float64, ints, bools, or
+        exactly representable objects such as Fractions).
+    name : str
+        The matrix's name in error messages.
 
+    Returns
+    -------
+    numpy.ndarray
+        C-contiguous float64, equal to W entry by entry (W itself when it already is one).
+
+    Raises
+    ------
+    ValueError
+        For non-2-D input, masked arrays, complex or non-numeric dtypes, NaN or
+        Inf entries, and entries that float64 cannot hold exactly.
+
+    Examples
+    --------
     >>> as_exact_float64_matrix([[1, 2], [3, 4]]).dtype
     dtype('float64')
     >>> as_exact_float64_matrix([[float("nan")]])
@@ -112,6 +130,23 @@ def exact_float64_operand(W: object, name: str = "W", *, allow_transpose: bool =
     singular values and ranks are the same for W and Wᵀ (proofs/enclosure.md
     §5, "Exact inputs"). Checks and errors as :func:`as_exact_float64_matrix`.
 
+    Parameters
+    ----------
+    W : array_like
+        The matrix as stored.
+    name : str
+        The matrix's name in error messages.
+    allow_transpose : bool
+        Return Wᵀ (C-contiguous without a copy) for a Fortran-ordered W.
+
+    Returns
+    -------
+    ExactOperand
+        ``(array, transposed, owned)``: the exact float64 matrix, whether it is Wᵀ,
+        and whether it is a fresh copy the caller may overwrite.
+
+    Examples
+    --------
     >>> t = np.arange(6.0).reshape(2, 3)
     >>> op = exact_float64_operand(t.T)       # a 3×2 Fortran-ordered view
     >>> op.transposed, op.owned, op.array is t or bool(np.shares_memory(op.array, t))
@@ -132,6 +167,20 @@ def exact_float64_operand(W: object, name: str = "W", *, allow_transpose: bool =
 def any_tiny_nonzero(W: np.ndarray, threshold: float) -> bool:
     """Whether some entry satisfies ``0 < |w| < threshold`` (blockwise: no |W| copy).
 
+    Parameters
+    ----------
+    W : numpy.ndarray
+        A float matrix (any layout; a non-contiguous one is flattened by a copy).
+    threshold : float
+        The magnitude below which a nonzero entry counts as tiny.
+
+    Returns
+    -------
+    bool
+        True if some entry is nonzero with magnitude below ``threshold``.
+
+    Examples
+    --------
     >>> any_tiny_nonzero(np.array([[1.0, -1e-300]]), 1e-200), any_tiny_nonzero(np.zeros((2, 2)), 1.0)
     (True, False)
     """
@@ -154,6 +203,20 @@ def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False) -> tuple[np.nd
     caller owns, e.g. a conversion copy) W itself is multiplied and returned:
     the same values as the out-of-place product, without a second matrix.
 
+    Parameters
+    ----------
+    W : numpy.ndarray
+        A finite float64 matrix.
+    inplace : bool
+        Multiply W itself (only for an array the caller owns).
+
+    Returns
+    -------
+    tuple
+        ``(Ws, k, exact)``: ``Ws = fl(W·2^k)``, the exponent k, and whether no entry rounded.
+
+    Examples
+    --------
     >>> Ws, k, exact = power_of_two_scaling(np.array([[3.0e200, 1.0]]))
     >>> bool(1 <= abs(Ws).max() < 2), exact
     (True, True)

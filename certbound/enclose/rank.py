@@ -47,6 +47,19 @@ def _mantissas(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 def integer_matrix(W: np.ndarray) -> tuple[list[list[int]], int]:
     """``(M, e)`` with M an integer matrix (nested lists) and ``W = 2^e·M``.
 
+    Parameters
+    ----------
+    W : array_like, 2-D
+        A finite float matrix (float16/bfloat16/float32 widen to float64 exactly).
+
+    Returns
+    -------
+    tuple
+        ``(M, e)``: the rows of M as lists of Python ints and the common exponent e
+        (the smallest of the entries' exponents), so that ``W = 2^e·M`` exactly.
+
+    Examples
+    --------
     >>> integer_matrix(np.array([[0.75, 2.0]]))
     ([[3, 8]], -2)
     """
@@ -66,6 +79,20 @@ def rank_lower_bound_modp(W: np.ndarray, prime: int = _PRIMES[0]) -> int:
     modulus; its rank routine assumes a field — a composite modulus can abort
     the process), else ``ValueError``.
 
+    Parameters
+    ----------
+    W : array_like, 2-D
+        A finite float matrix (exact data).
+    prime : int
+        The modulus p, a prime with ``2 ≤ p < 2⁶⁴``.
+
+    Returns
+    -------
+    int
+        ``rank(M mod p) ≤ rank_ℚ(W)`` for ``W = 2^e·M`` (an integer matrix).
+
+    Examples
+    --------
     >>> rank_lower_bound_modp(np.eye(3), prime=7)
     3
     >>> rank_lower_bound_modp(np.eye(3), prime=9)
@@ -102,6 +129,21 @@ def exact_rank(W: np.ndarray) -> int:
 
     Cost grows with size and entry bit-length; intended for matrices up to a
     few hundred rows or for a caller that asks for an exact rank.
+
+    Parameters
+    ----------
+    W : array_like, 2-D
+        A finite float matrix (exact data).
+
+    Returns
+    -------
+    int
+        rank_ℚ(W) (a full-rank mod-p certificate short-cuts the elimination).
+
+    Examples
+    --------
+    >>> exact_rank(np.array([[1.0, 2.0], [0.5, 1.0]])), exact_rank(np.eye(3))
+    (1, 3)
     """
     W = as_exact_float64_matrix(W)
     if W.size == 0:

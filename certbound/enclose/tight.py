@@ -237,6 +237,18 @@ def bits_per_part(k: int) -> int:
     With inner dimension k, a sum of k products of two b-bit parts (relative
     to per-line units) stays below ``2⁵³`` units, hence exact (Lemma T3).
 
+    Parameters
+    ----------
+    k : int
+        The product's inner dimension, ``1 ≤ k ≤ 2⁵¹``.
+
+    Returns
+    -------
+    int
+        ``b`` (at most 26).
+
+    Examples
+    --------
     >>> bits_per_part(768), bits_per_part(3072), bits_per_part(1)
     (21, 20, 26)
     """
@@ -288,20 +300,56 @@ def split_error_free(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split ``A = A₁ + A₂ + T`` exactly into two b-bit parts and a remainder.
 
-    ``axis`` is the axis along which each line's maximum is taken — the axis
-    summed over in the product (``axis=1`` for the rows of a left factor A in
-    ``A @ Bᵀ``, ``axis=0`` for the columns of X in ``XᵀX``); ``k`` is the
-    product's inner dimension and ``b = bits_per_part(k)``. Returns
-    ``(A₁, A₂, T, A')`` with ``A' = A − A₁ = A₂ + T`` (the first remainder).
+    What it is for: exact matrix products from ordinary float64 GEMM. If A
+    and B are split along their inner dimension k, every product of parts,
+    e.g. ``A₁ @ B₁.T``, is computed **exactly** by any classical GEMM (any
+    order or blocking, FMA or not; Lemma T3), so ``A Bᵀ`` is a short sum of
+    exact products plus small, bounded ones (the Ozaki–Ogita–Oishi–Rump
+    scheme). Tight mode itself needs only the first level and calls the
+    in-place ``_extract`` on reused buffers; this function is the tested
+    entry point to the splitting (Lemma T2 / Corollary T2′, machine-checked
+    in ``proofs/coq/Tight.v``), for callers building their own near-exact
+    products or exact references.
+
     Guarantees (Corollary T2′), with ``max|line| < 2^μ``: the split is exact;
     ``A₁`` is a multiple of ``2^{μ−b}`` with ``|A₁| ≤ 2^μ``, ``A₂`` a multiple
     of ``2^{μ−2b}`` with ``|A₂| ≤ 2^{μ−b}``, both units ≥ 2⁻⁵³⁷ (else the
     part is 0 on that line); ``|A'| ≤ 2^{μ−b}``, ``|T| ≤ 2^{μ−2b}`` where split.
 
+    Parameters
+    ----------
+    A : array_like, 2-D
+        Finite float64 entries with ``max|A| ≤ 2²⁵⁶`` (:data:`MAX_ABS_ENTRY`).
+    axis : int
+        The axis along which each line's maximum is taken — the axis summed
+        over in the product (``axis=1`` for the rows of a left factor A in
+        ``A @ Bᵀ``, ``axis=0`` for the columns of X in ``XᵀX``).
+    k : int
+        The product's inner dimension; the parts have ``b = bits_per_part(k)`` bits.
+
+    Returns
+    -------
+    tuple of four ndarrays
+        ``(A₁, A₂, T, A')`` with ``A = A₁ + A₂ + T`` and ``A' = A − A₁ = A₂ + T``
+        (the first remainder), each of A's shape.
+
+    Examples
+    --------
     >>> A = np.array([[1/3, -2/7, 0.1]])
     >>> A1, A2, T, Ap = split_error_free(A, axis=1, k=1000)
     >>> bool(np.all(A1 + A2 + T == A)), bool(np.all(np.abs(T) <= 2.0**-42))
     (True, True)
+
+    The product of the leading parts is exact in float64 (checked in rationals):
+
+    >>> from fractions import Fraction
+    >>> rng = np.random.default_rng(0)
+    >>> A, B = rng.standard_normal((3, 500)), rng.standard_normal((4, 500))
+    >>> A1, B1 = split_error_free(A, axis=1, k=500)[0], split_error_free(B, axis=1, k=500)[0]
+    >>> P = A1 @ B1.T
+    >>> all(Fraction(P[i, j]) == sum(Fraction(a) * Fraction(b) for a, b in zip(A1[i], B1[j]))
+    ...     for i in range(3) for j in range(4))
+    True
     """
     A = np.asarray(A, dtype=np.float64)
     b = bits_per_part(k)
@@ -340,6 +388,22 @@ def spectral_norm_upper(F: np.ndarray, levels: int = 3, single_from: int | None 
     than 2⁻⁷, the all-binary64 chain is computed as well and the smaller
     bound returned.
 
+    Parameters
+    ----------
+    F : array_like, 2-D
+        The float matrix (its entries are the exact data).
+    levels : int
+        The number L ≥ 0 of Gram squarings (0: the Frobenius norm).
+    single_from : int, optional
+        The first level computed in binary32 (Lemma T6′); ``None``: all in binary64.
+
+    Returns
+    -------
+    flint.arb
+        A ball whose upper end is a rigorous upper bound on ``‖F‖₂``.
+
+    Examples
+    --------
     >>> float(spectral_norm_upper(np.diag([3.0, 4.0])).upper()) >= 4.0
     True
     >>> abs(float(spectral_norm_upper(np.ones((5, 7))).upper()) - 35**0.5) < 1e-9
@@ -554,6 +618,18 @@ def gram_deviation_bound_tight(X: np.ndarray) -> arb:
     ``‖XᵀX − I‖₂ ≤ (‖D̂‖₂ + u·Σ‖partial sums‖_F)/2 + (GEMM error)`` with
     ``‖D̂‖₂`` from :func:`spectral_norm_upper`.
 
+    Parameters
+    ----------
+    X : array_like, 2-D
+        The m×r float matrix (finite, ``max|X| ≤ 2²⁵⁶``; float32 etc. widen exactly).
+
+    Returns
+    -------
+    flint.arb
+        A ball whose upper end bounds ``‖XᵀX − I‖₂``.
+
+    Examples
+    --------
     >>> bool(gram_deviation_bound_tight(np.array([[1.0], [1.0]])).upper() >= 1)
     True
     """
@@ -695,6 +771,24 @@ def residual_norm_bound_tight(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np
     terms)`` with ``‖R̂‖₂`` from Lemma T6′, whose first level ``R̂R̂ᵀ`` (m×m)
     is accumulated block by block, so R̂ itself is never stored.
 
+    Parameters
+    ----------
+    W : array_like, 2-D
+        The m×n matrix (finite, ``max|W| ≤ 2²⁵⁶``).
+    X : array_like, 2-D
+        The m×r left factor.
+    s : array_like, 1-D
+        The r factors of the diagonal.
+    Y : array_like, 2-D
+        The n×r right factor (not transposed).
+
+    Returns
+    -------
+    flint.arb
+        A ball whose upper end bounds ``‖W − X diag(s) Yᵀ‖₂``.
+
+    Examples
+    --------
     >>> W = np.array([[2.0, 0.0], [0.0, 1.0]])
     >>> e = residual_norm_bound_tight(W, np.eye(2), np.array([2.0, 1.0 + 2**-40]), np.eye(2))
     >>> bool(2.0**-40 <= e.upper() <= 2.0**-40 * (1 + 1e-9))

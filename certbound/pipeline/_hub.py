@@ -24,6 +24,14 @@ __all__ = ["hub_cache_dir", "looks_like_hub_id", "resolve_hub_id"]
 def hub_cache_dir() -> str:
     """The Hugging Face hub cache folder the environment selects now.
 
+    Returns
+    -------
+    str
+        ``HF_HUB_CACHE`` (or its older name ``HUGGINGFACE_HUB_CACHE``), else ``$HF_HOME/hub``, else
+        ``$XDG_CACHE_HOME/huggingface/hub`` or ``~/.cache/huggingface/hub``.
+
+    Examples
+    --------
     >>> import os
     >>> os.environ["HF_HUB_CACHE"] = "/tmp/hf-cache"; hub_cache_dir()
     '/tmp/hf-cache'
@@ -41,6 +49,19 @@ def hub_cache_dir() -> str:
 def looks_like_hub_id(text: str) -> bool:
     """Whether ``text`` has the form of a model id (``name`` or ``org/name``; no path syntax).
 
+    Parameters
+    ----------
+    text : str
+        A model argument.
+
+    Returns
+    -------
+    bool
+        True for ``name`` or ``org/name`` made of letters, digits, ``-``, ``_`` and ``.``
+        (no leading ``-``/``.``, no ``..``).
+
+    Examples
+    --------
     >>> looks_like_hub_id("org/model-1"), looks_like_hub_id("./model"), looks_like_hub_id("a/b/c")
     (True, False, False)
     """

@@ -16,6 +16,18 @@ def resolve_packaged_name(model: str | os.PathLike[str]) -> str:
     missing file). Raises ``FileNotFoundError`` when a packaged checkpoint's
     data package is not installed.
 
+    Parameters
+    ----------
+    model : str or path
+        A path, or a packaged checkpoint name.
+
+    Returns
+    -------
+    str
+        The path to open.
+
+    Examples
+    --------
     >>> resolve_packaged_name("no/such/dir")
     'no/such/dir'
     """
@@ -33,6 +45,18 @@ def resolve_model(spec: str | os.PathLike[str]) -> str:
 
     Raises ``FileNotFoundError`` naming both possibilities when neither works.
 
+    Parameters
+    ----------
+    spec : str or path
+        A path, or a packaged checkpoint name.
+
+    Returns
+    -------
+    str
+        An existing path.
+
+    Examples
+    --------
     >>> resolve_model("no/such/dir")
     Traceback (most recent call last):
     ...

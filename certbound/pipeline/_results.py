@@ -30,7 +30,13 @@ __all__ = ["MatrixSpectrum", "SpectrumReport", "BoundResult", "ProxiesReport", "
 
 
 def require_pandas() -> Any:
-    """The ``pandas`` module, or a :class:`~certbound._optional.MissingDependencyError` naming the extra."""
+    """The ``pandas`` module, or a :class:`~certbound._optional.MissingDependencyError` naming the extra.
+
+    Returns
+    -------
+    module
+        ``pandas``.
+    """
     return import_optional("pandas", "frame", "DataFrames (to_frame())")
 
 
@@ -40,6 +46,18 @@ _NORMS = ("spectral_norm", "frobenius_norm", "nuclear_norm", "norm_21")
 def matrix_type_label(record: dict[str, Any]) -> str:
     """A spectrum record's type, with its expert (mixtures of experts) when it has one.
 
+    Parameters
+    ----------
+    record : dict
+        A spectrum record (``type``, optionally ``expert``).
+
+    Returns
+    -------
+    str
+        ``type``, or ``type[e<expert>]``.
+
+    Examples
+    --------
     >>> matrix_type_label({"type": "M_gate", "expert": 2}), matrix_type_label({"type": "QK"})
     ('M_gate[e2]', 'QK')
     """
@@ -143,7 +161,18 @@ class MatrixSpectrum:
 
     @classmethod
     def from_record(cls, rec: dict[str, Any]) -> "MatrixSpectrum":
-        """The typed form of a JSON record (balls rebuilt exactly from its ``exact`` endpoints)."""
+        """The typed form of a JSON record (balls rebuilt exactly from its ``exact`` endpoints).
+
+        Parameters
+        ----------
+        rec : dict
+            One entry of a spectrum report's ``matrices``.
+
+        Returns
+        -------
+        MatrixSpectrum
+            Its balls (exact endpoints), rank bounds, certificate and the record itself.
+        """
         return cls(
             layer=rec["layer"], head=rec["head"], type=rec["type"], shape=(int(rec["shape"][0]), int(rec["shape"][1])),
             sigma=tuple(ball_from_json(q) for q in rec.get("sigma", ())),
@@ -156,7 +185,13 @@ class MatrixSpectrum:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON record (today's ``certbound spectrum --json`` schema)."""
+        """The JSON record (today's ``certbound spectrum --json`` schema).
+
+        Returns
+        -------
+        dict
+            The record it was built from.
+        """
         return self.record
 
 
@@ -220,7 +255,24 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
         return self._doc["weights_sha256"]
 
     def find(self, layer: int, type: str, head: int | None = None, expert: int | None = None) -> MatrixSpectrum:
-        """The record of one matrix (``expert`` for a mixture of experts); ``KeyError`` naming it when absent."""
+        """The record of one matrix (``expert`` for a mixture of experts); ``KeyError`` naming it when absent.
+
+        Parameters
+        ----------
+        layer : int
+            0-based layer.
+        type : str
+            Matrix type (``"QK"``, ``"VO"``, ``"M_in"``, ...).
+        head : int, optional
+            The head (QK/VO only).
+        expert : int, optional
+            The expert of a mixture of experts.
+
+        Returns
+        -------
+        MatrixSpectrum
+            The first matching record.
+        """
         for m in self._matrices:
             if (m.layer, m.head, m.type, m.expert) == (layer, head, type, expert):
                 return m
@@ -228,22 +280,51 @@ class SpectrumReport(Sequence[MatrixSpectrum]):
                        + ("" if expert is None else f" expert={expert}") + " in this report")
 
     def to_json(self) -> dict[str, Any]:
-        """The ``certbound spectrum --json`` document (a dict; ``json_text`` writes it)."""
+        """The ``certbound spectrum --json`` document (a dict; ``json_text`` writes it).
+
+        Returns
+        -------
+        dict
+            The document itself (not a copy).
+        """
         return self._doc
 
     def csv_rows(self) -> tuple[list[str], list[list[Any]]]:
-        """Header and rows of the CSV (decimal endpoints as in the JSON)."""
+        """Header and rows of the CSV (decimal endpoints as in the JSON).
+
+        Returns
+        -------
+        tuple
+            ``(header, rows)``.
+        """
         return spectrum_csv_rows(self._doc)
 
     def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
-        """The CSV text of ``certbound spectrum --csv``; also written atomically to ``path`` if given."""
+        """The CSV text of ``certbound spectrum --csv``; also written atomically to ``path`` if given.
+
+        Parameters
+        ----------
+        path : str or path, optional
+            A file to write (atomically) as well.
+
+        Returns
+        -------
+        str
+            The CSV text.
+        """
         text = csv_text(*reversed(self.csv_rows()))
         if path is not None:
             atomic_write_text(path, text)
         return text
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per matrix (floats rounded outward from the balls)."""
+        """A pandas DataFrame, one row per matrix (floats rounded outward from the balls).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Lower/upper float ends per norm and S_p, rank bounds, certificate (needs ``certbound[frame]``).
+        """
         pd = require_pandas()
         rows = []
         for m in self._matrices:
@@ -405,7 +486,13 @@ class BoundResult:
                 f"bound <= {decimal_upper(self.bound, 6)})")
 
     def to_json(self) -> dict[str, Any]:
-        """The ``certbound bound --json`` document."""
+        """The ``certbound bound --json`` document.
+
+        Returns
+        -------
+        dict
+            The theorem result's JSON form with ``model``, ``config`` and ``timing_seconds``.
+        """
         doc = self.theorem_result.to_json()
         doc["model"] = self.model
         doc["config"] = self.config
@@ -413,11 +500,28 @@ class BoundResult:
         return doc
 
     def to_latex(self, digits: int = 5) -> str:
-        """The booktabs LaTeX fragment of ``certbound bound --latex`` (upper bounds rounded up)."""
+        """The booktabs LaTeX fragment of ``certbound bound --latex`` (upper bounds rounded up).
+
+        Parameters
+        ----------
+        digits : int
+            Significant digits of the printed upper bounds.
+
+        Returns
+        -------
+        str
+            The LaTeX fragment.
+        """
         return bound_latex(self.theorem_result, model=self.model, digits=digits)
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per matrix: p, radii, grid levels, contribution (outward-rounded floats)."""
+        """A pandas DataFrame, one row per matrix: p, radii, grid levels, contribution (outward-rounded floats).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per matrix (needs ``certbound[frame]``).
+        """
         pd = require_pandas()
         rows = []
         for m in self.matrices:
@@ -455,7 +559,20 @@ class ProxiesReport:
         return self.results[variant]
 
     def to_json(self, *, full_grid: bool = True, digits: int = 17) -> dict[str, Any]:
-        """The ``certbound proxies --json`` document (one variant's form, or both plus their ratios)."""
+        """The ``certbound proxies --json`` document (one variant's form, or both plus their ratios).
+
+        Parameters
+        ----------
+        full_grid : bool
+            Include the per-p contribution balls of every matrix.
+        digits : int
+            Significant digits of the decimal ball ends.
+
+        Returns
+        -------
+        dict
+            One variant's document, or both variants with their certified ratios.
+        """
         results = list(self.results.values())
         docs = [r.to_json(digits=digits, full_grid=full_grid) for r in results]
         for d in docs:
@@ -470,7 +587,13 @@ class ProxiesReport:
         }
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per (variant, matrix): p*, contribution, norms (outward-rounded floats)."""
+        """A pandas DataFrame, one row per (variant, matrix): p*, contribution, norms (outward-rounded floats).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per matrix and variant (needs ``certbound[frame]``).
+        """
         pd = require_pandas()
         rows = []
         for v, r in self.results.items():
