@@ -27,10 +27,12 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.linalg.lapack
+from flint import arb
 
 from certbound.ball import ball_to_json
 from certbound.enclose import enclose_singular_values, fperror, tight
 from certbound.enclose.quantities import norm_21_of_products
+from certbound.enclose.svd import theorem_r_float_bounds
 from tests.enclose.exact_inertia import (
     fractions_of,
     gram_deviation,
@@ -630,3 +632,19 @@ def test_tight_residual_with_unsplit_rows_and_zero_computed_residual(chunk, monk
         R = residual(W, X, s, Y)
         B = _upper(tight.residual_norm_bound_tight(W, X, s, Y))
         assert norm_at_most(R, B), (W, X, Y)
+
+
+def test_theorem_r_float_bounds_lower_end_not_rounded_up_by_ldexp():
+    """A lower float end 1 − 2⁻⁵³ scaled by 2⁻¹⁰²² is a tie that ldexp rounds UP to 2⁻¹⁰²²: not a proved end.
+
+    With α = β = e = 0 the proved lower ends are the float chain's lo·2ᵗ (proofs/enclosure.md §1, "Float
+    evaluation", redone here with Python floats and math.nextafter, scaled exactly in Fractions) or, on the Arb
+    fallback, the exact s·2ᵗ; the ldexp-rounded 2⁻¹⁰²² is neither (TheoremRFloat.v, ldexp_tie_counterexample).
+    """
+    s = 1.0 + 2.0**-52
+    lo = math.nextafter(math.nextafter(s * 1.0, -math.inf) - 0.0, -math.inf)
+    assert lo == 1.0 - 2.0**-53 and math.ldexp(lo, -1022) == 2.0**-1022  # the tie, rounded up
+    proved = {Fraction(lo) * Fraction(2) ** -1022, Fraction(s) * Fraction(2) ** -1022}
+    b = theorem_r_float_bounds(np.array([s]), arb(0), arb(0), arb(0), scale_exponent=-1022)
+    assert lower_fraction(b[0]) in proved
+    assert upper_fraction(b[0]) >= Fraction(s) * Fraction(2) ** -1022
