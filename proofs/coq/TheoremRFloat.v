@@ -40,16 +40,17 @@
     lower path an overflow gives [-inf] (below the Flocq value, see
     [lower_end_any_below]), which the clamp turns into [0].
 
-    FINDING (the [ldexp] test of the LOWER ends).  [lo2 >= 2^-1022] (the
-    test of [svd.theorem_r_float_bounds]; [product._finish] and
-    [_finish_stack] test [> 2^-1022] since 65c2284) does not make
-    [ldexp(lo, t)] exact: [ldexp_tie_counterexample] ([lo = 1 - 2^-53],
-    [t = -1022]: the tie [2^-1022 - 2^-1075] rounds up to [2^-1022]), so the
-    reported lower end can exceed the proven one by [2^-1075].  Sound tests,
-    proved below: [lo2 > 2^-1022] ([ldexp_lower_exact], as [ball.py]'s
-    [_float_endpoint] and [Outward.ldexp_exact_above_normal]) or the unscaled
-    [lo >= 2^(-1022-t)] ([Scaling.scale_exact_flag]); the upper-end test
-    [hi2 >= 2^-1022] is sound ([ldexp_upper_sound]). *)
+    The [ldexp] test of the LOWER ends must be strict.  [lo2 >= 2^-1022]
+    does not make [ldexp(lo, t)] exact: [ldexp_tie_counterexample]
+    ([lo = 1 - 2^-53], [t = -1022]: the tie [2^-1022 - 2^-1075] rounds up to
+    [2^-1022]), so a lower end could exceed the proven one by [2^-1075]
+    (found here; the code tested [>=] until 65c2284 / 705abd7).  Sound
+    tests, proved below: [lo2 > 2^-1022] ([ldexp_lower_exact]: what
+    [svd.theorem_r_float_bounds], [product._finish], [_finish_stack] and
+    [gram.theorem_g_float_bounds] now test, as [ball.py]'s
+    [_float_endpoint] and [Outward.ldexp_exact_above_normal]) or the
+    unscaled [lo >= 2^(-1022-t)] ([Scaling.scale_exact_flag]); the
+    upper-end test [hi2 >= 2^-1022] is sound ([ldexp_upper_sound]). *)
 
 From Coq Require Import Reals Psatz.
 From Flocq Require Import Core Sterbenz.
