@@ -585,16 +585,22 @@ def _ball_to_json_exact_ends(x: arb, digits: int) -> dict[str, Any] | None:
     """
     if not x.is_finite():
         return None
-    mm, me = (int(v) for v in x.mid().man_exp())
-    rm, re_ = (int(v) for v in x.rad().man_exp())
+    xm = x.mid()
+    mm, me = xm.man_exp()
+    rm, re_ = x.rad().man_exp()
+    mm, me, rm, re_ = int(mm), int(me), int(rm), int(re_)
     if abs(me) > ENDPOINT_BITS or abs(re_) > ENDPOINT_BITS:
         return None
     e = min(me, re_)
     a, b = mm << (me - e), rm << (re_ - e)
     lo, hi = _lowest_dyadic(a - b, e), _lowest_dyadic(a + b, e)
-    mid = float(x.mid())
+    mid = float(xm)
     plo, phi = lo, hi
-    if math.isfinite(mid):
+    # The nearest float to the midpoint is within half its spacing, ≤ 2^(E−54) for a normal mid in
+    # [2^(E−1), 2^E) (E from fl(mid), which can only be one binade higher): a radius ≥ 2^(re+bits−1) ≥ that
+    # keeps it inside [lo, hi], and the comparisons are not needed (proofs/enclosure.md §8, "JSON forms").
+    if math.isfinite(mid) and not (rm and abs(mid) >= _NORMAL_MID
+                                   and re_ + rm.bit_length() - 1 >= math.frexp(mid)[1] - 54):
         n, d = mid.as_integer_ratio()
         fm = _lowest_dyadic(n, -(d.bit_length() - 1))
         if _dyadic_less(fm, plo):
@@ -607,6 +613,10 @@ def _ball_to_json_exact_ends(x: arb, digits: int) -> dict[str, Any] | None:
         "mid": mid if math.isfinite(mid) else None,
         "exact": {"lower": _dyadic_json(lo), "upper": _dyadic_json(hi)},
     }
+
+
+#: Midpoints at least this large are normal floats whose half spacing is at most 2^(E−54) (E = frexp exponent).
+_NORMAL_MID = 2.0**-1021
 
 
 def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import dataclasses
 from fractions import Fraction
 
 import mpmath
@@ -343,3 +344,45 @@ def test_sqrt_interval_steps_outward():
         lo, hi = _sqrt_interval((s, s))
         assert Fraction(lo) ** 2 <= Fraction(s) <= Fraction(hi) ** 2
     assert _sqrt_interval((0.0, 0.0)) == (0.0, 0.0)
+
+
+def test_sigma_json_zero_tail_is_the_per_sigma_form():
+    from certbound.pipeline._spectrum import _is_exact_zero, _sigma_json, _zero_json
+
+    rng = np.random.default_rng(9)
+    enc = enclose_singular_values_of_product(rng.standard_normal((20, 3)), rng.standard_normal((15, 3)))
+    k = int(np.count_nonzero(enc.upper > 0))
+    assert k < len(enc.sigma)  # a zero tail
+    reference = [_zero_json() if (i >= k and _is_exact_zero(s)) else ball_to_json(s) for i, s in enumerate(enc.sigma)]
+    got = _sigma_json(enc)
+    assert got == reference
+    assert len({id(d) for d in got}) == len(got) and len({id(d["exact"]) for d in got}) == len(got)  # fresh dicts
+    # a tail that is not all exact zeros goes entry by entry
+    z = arb(0)
+    with working_precision(128):
+        odd = dataclasses.replace(enc, sigma=enc.sigma[:k] + (z.union(arb(-1e-300)),) + enc.sigma[k + 1:])
+    got = _sigma_json(odd)
+    assert got[k] == ball_to_json(odd.sigma[k]) and got[k] != _zero_json() and got[k + 1] == _zero_json()
+
+
+def test_ball_to_json_midpoint_widening_near_the_skip_threshold():
+    # Exact midpoints just off a float (up to half a spacing) with radii around that spacing: where the
+    # nearest float to the midpoint falls outside the ball the printed ends must widen to it, as the
+    # Fraction path does (ball_to_json skips the comparison only when the radius provably covers it).
+    from certbound.ball import _ball_to_json_fractions
+
+    rng = random.Random(10)
+    n_widened = 0
+    for _ in range(3000):
+        E = rng.choice([rng.randint(-1060, 1000), -1022, -1021, -1020, 0, 1])
+        f = rng.uniform(1, 2) * 2.0 ** (E - 1)
+        spacing = Fraction(math.ulp(f))
+        off = spacing * Fraction(rng.choice([1, 3, 7, 15]), 16) * rng.choice([1, -1])
+        with working_precision(2200):
+            m = arb(f) + arb(off.numerator) / off.denominator
+            r = arb(2) ** (math.frexp(f)[1] - rng.randint(50, 58)) * rng.choice([1, 3, 5])
+            x = m + arb(0, r)
+        got, ref = ball_to_json(x), _ball_to_json_fractions(x, 17)
+        assert got == ref, (f, off, r)
+        n_widened += not lower_fraction(x) <= Fraction(got["mid"]) <= upper_fraction(x)
+    assert n_widened > 100  # the widening case is exercised
