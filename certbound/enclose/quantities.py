@@ -36,7 +36,7 @@ from certbound.ball import (
     upper_fraction,
     working_precision,
 )
-from certbound.enclose import fperror
+from certbound.enclose import _stacked, fperror
 from certbound.enclose._input import as_exact_float64_matrix, exact_float64_operand, power_of_two_scaling
 from certbound.enclose.svd import CertificateWarning, SingularValueEnclosure
 
@@ -847,7 +847,7 @@ def _norm_21_of_product_gram(A: np.ndarray, B: np.ndarray) -> arb | None:
     """‖A Bᵀ‖_{2,1} through ``Ĝ = fl(AᵀA)``; None if a float step overflowed.
 
     Lemma 8.1 (proofs/enclosure.md §8): with ``t_j = fl(Σ_l fl(BĜ)_jl b_jl)``,
-    ``q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|`` (upward chain, Lemma 2.2) and β = max|B|,
+    ``q_j ≥ ‖|A|ᵀ|A|‖₂‖b_j‖² ≥ |b_j|ᵀ|A|ᵀ|A||b_j|`` (upward chains, Lemmas 2.2, 3.1) and β = max|B|,
 
         |‖A b_j‖² − t_j| ≤ c₁ q_j + c₀,
         c₁ = γ_m + (2γ_d + γ_d²)(1 + γ_m),
@@ -891,13 +891,13 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
         # Ĝ: each entry one dot product of length m (Lemma 2.1). Per slice, so that
         # numpy's F.T @ F dispatch to BLAS SYRK (half the flops of a stacked GEMM) applies.
         G = np.stack([F.T @ F for F in A])
-        aA, aB = np.abs(A), np.abs(B)
-        K_up = inflate(np.stack([F.T @ F for F in aA]), m)  # ≥ |A|ᵀ|A| entrywise (Lemma 2.2)
-        # q_j ≥ |b_j|ᵀ|A|ᵀ|A||b_j|, t_j ≈ b_jᵀ Ĝ b_j
-        q = inflate(np.einsum("hij,hij->hi", inflate(np.matmul(aB, K_up), d), aB), d)
-        t = np.einsum("hij,hij->hi", np.matmul(B, G), B)
+        # q_j ≥ |b_j|ᵀK|b_j| with K = |A|ᵀ|A| through K's norm: |b_j|ᵀK|b_j| ≤ ‖K‖₂‖b_j‖₂² (K symmetric
+        # positive semidefinite), ‖K‖₂ by Lemma 3.1's chain, ‖b_j‖₂² by Lemma 2.2 (no d×d |A|ᵀ|A|, no |B|K).
+        nK = _stacked.abs_gram_norm2_upper(np.abs(A))
+        q = inflate(nK[:, None] * inflate(np.einsum("hij,hij->hi", B, B), d), 1)
+        t = np.einsum("hij,hij->hi", np.matmul(B, G), B)  # t_j ≈ b_jᵀ Ĝ b_j
         c1f = _lemma81_constants(m, d)[0]
-        c0f = _lemma81_c0_upper(m, d, aB.max(axis=(1, 2)))[:, None]
+        c0f = _lemma81_c0_upper(m, d, np.maximum(B.max(axis=(1, 2)), -B.min(axis=(1, 2))))[:, None]
         # e_j ≥ c₁q_j + c₀: one rounded product, then one sum of two nonnegative floats.
         e = inflate(inflate(c1f * q, 1) + c0f, 1)
         hi = np.sqrt(np.maximum(t, 0.0) + e)  # ‖A b_j‖ ≤ hi_j·(1 + 2u)

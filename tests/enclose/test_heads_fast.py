@@ -181,8 +181,12 @@ def _exact_norm_21(A: np.ndarray, B: np.ndarray) -> mpmath.mpf:
     return total
 
 
-def test_batched_norm_21_contains_exact_value_under_cancellation():
-    """Columns A b_j much shorter than |A||b_j|: t_j = b_jᵀĜb_j cancels, and only Lemma 8.1's e_j covers the error."""
+@pytest.mark.parametrize("scale", [1.0, 2.0**10, 2.0**-10])
+def test_batched_norm_21_contains_exact_value_under_cancellation(scale):
+    """Columns A b_j much shorter than |A||b_j|: t_j = b_jᵀĜb_j cancels, and only Lemma 8.1's e_j covers the error.
+
+    At the scales 2^±10 of A (B scaled inversely) the terms of e_j that carry ‖|A|ᵀ|A|‖₂ differ from those that do not.
+    """
     rng = np.random.default_rng(12)
     As, Bs = [], []
     for k in range(4):
@@ -190,8 +194,8 @@ def test_batched_norm_21_contains_exact_value_under_cancellation():
         A = np.stack([a, a + 2.0 ** (-18 - 4 * k) * c, rng.standard_normal(12)], axis=1)
         B = np.stack([np.ones(10), -np.ones(10) + 2.0**-40 * rng.standard_normal(10), 2.0**-30 * rng.standard_normal(10)],
                      axis=1)
-        As.append(A)
-        Bs.append(B)
+        As.append(A * scale)
+        Bs.append(B / scale)
     got = Q.norm_21_of_products(As, Bs)
     for A, B, g in zip(As, Bs, got):
         v = _exact_norm_21(A, B)
