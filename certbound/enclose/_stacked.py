@@ -171,15 +171,27 @@ def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
     return np.where(ok & np.isfinite(out), out, _INF)
 
 
-def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarray) -> np.ndarray:
+def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: np.ndarray) -> np.ndarray:
     """Per-slice upper bounds on ``‖W_h − X_h diag(s_h) Y_hᵀ‖₂`` (Lemma 3.2).
 
-    Stacks: W (h, m, n), X (h, m, r), s (h, r), Y (h, n, r).
+    Parameters
+    ----------
+    W : ndarray (h, m, n)
+    X : ndarray (h, m, r)
+    s : ndarray (h, r), or None for s = 𝟙
+        With s = 𝟙 (a QR or Cholesky residual) V = fl(diag(s)Yᵀ) = Yᵀ exactly and
+        Lemma 2.4's chain for ``|X||Y|ᵀ`` needs no diagonal step.
+    Y : ndarray (h, n, r)
+
+    Returns
+    -------
+    ndarray (h,)
+        Float upper bounds (+∞ where the residual or a bound is not finite).
     """
     h, m, n = W.shape
     r = X.shape[2]
     with np.errstate(over="ignore", invalid="ignore"):
-        V = s[:, :, None] * Y.transpose(0, 2, 1)
+        V = Y.transpose(0, 2, 1) if s is None else s[:, :, None] * Y.transpose(0, 2, 1)
         R = np.matmul(X, V)
         np.subtract(W, R, out=R)
         aX = np.abs(X)

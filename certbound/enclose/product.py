@@ -259,8 +259,8 @@ def _certify_stack(As: list[np.ndarray], Bs: list[np.ndarray], mode: str) -> lis
     r = min(dA, dB)  # structural rank bound, also ≤ d
     alA = _stacked.gram_deviation_upper(QA)
     alB = _stacked.gram_deviation_upper(QB)
-    eA = _stacked.residual_norm_upper(SA, QA, np.ones((h, dA)), RA.transpose(0, 2, 1))
-    eB = _stacked.residual_norm_upper(SB, QB, np.ones((h, dB)), RB.transpose(0, 2, 1))
+    eA = _stacked.residual_norm_upper(SA, QA, None, RA.transpose(0, 2, 1))
+    eB = _stacked.residual_norm_upper(SB, QB, None, RB.transpose(0, 2, 1))
     with working_precision():
         # Rounded subnormals from scaling down enter the factor residuals (§5).
         sub_a = float_upper(arb(m * d).sqrt() * arb(2) ** -1075)
@@ -365,8 +365,9 @@ def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         certificate fails (Cholesky or inversion fails, δ ≥ 1, overflow).
     """
     h, m, d = S.shape
-    G = np.stack([F.T @ F for F in S])  # syrk per slice; each entry one rounded dot product
-    G = np.tril(G) + np.tril(G, -1).transpose(0, 2, 1)  # symmetric as used (Cholesky reads the lower part)
+    # syrk per slice; each entry one rounded dot product. Cholesky reads the lower triangle; eRR is
+    # computed for the whole Ĝ, whose every entry obeys Lemma 2.1, so Ĝ need not be symmetric (it is).
+    G = np.stack([F.T @ F for F in S])
     aS = np.abs(S)
     with np.errstate(over="ignore", invalid="ignore"):
         errG = up(up(_stacked.gamma_upper(m) * _stacked.abs_gram_norm2_upper(aS)) + _gram_underflow_upper(m, d))
@@ -386,9 +387,8 @@ def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ok &= inverted
     with np.errstate(over="ignore", invalid="ignore"):
         # ‖Ĝ − RᵀR‖₂ = ‖Ĝ − L·Lᵀ‖₂ and δ ≥ ‖I − X R‖₂ = ‖I − X·Lᵀ‖₂: both Lemma 3.2 with Y = L.
-        ones = np.ones((h, d))
-        eRR = _stacked.residual_norm_upper(G, L, ones, L)
-        delta = _stacked.residual_norm_upper(np.broadcast_to(np.eye(d), (h, d, d)), X, ones, L)
+        eRR = _stacked.residual_norm_upper(G, L, None, L)
+        delta = _stacked.residual_norm_upper(np.broadcast_to(np.eye(d), (h, d, d)), X, None, L)
         ok &= np.isfinite(delta) & (delta < 1)
         rinv = up(_stacked.norm2_upper(X) / down(1.0 - np.where(ok, delta, 0.0)))  # ≥ ‖R⁻¹‖₂
         a = up(up(rinv * rinv) * up(errG + eRR))
