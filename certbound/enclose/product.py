@@ -50,6 +50,7 @@ from certbound.enclose._stacked import down, up
 from certbound.enclose.fperror import ETA
 from certbound.enclose.svd import (
     MODES,
+    RankBounds,
     SingularValueEnclosure,
     _build,
     _build_from_bounds,
@@ -475,15 +476,26 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
     exact = (np.all(np.isfinite(hi2), axis=1) & np.all((lo == 0) | (np.abs(lo2) > _MIN_NORMAL), axis=1)
              & np.all((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL), axis=1))
     z = np.zeros((h, k - r))
-    lo2, hi2 = np.concatenate([lo2, z], axis=1), np.concatenate([hi2, z], axis=1)
+    # svd._build_from_bounds row by row, its array work done once for the stack: clamp at 0, tighten
+    # monotonically (σ₁ ≥ σ₂ ≥ …), count the nonzero ends.
+    lower = np.maximum.accumulate(np.maximum(np.concatenate([lo2, z], axis=1), 0.0)[:, ::-1], axis=1)[:, ::-1]
+    upper = np.minimum.accumulate(np.concatenate([hi2, z], axis=1), axis=1)
+    live = np.count_nonzero(upper > 0, axis=1).tolist()  # upper ends are non-increasing: zeros are a suffix
+    rank_lower = np.count_nonzero(lower > 0, axis=1).tolist()
+    zero = arb(0)
     out = []
     with working_precision():
         for j, tj in enumerate(t.tolist()):
             if not finite[j] or not exact[j]:
                 out.append(_finish(shape, k, r, lo[j], hi[j], tj, float(alA[j]), float(alB[j]), float(resid[j])))
                 continue
-            out.append(_build_from_bounds(shape, lo2[j], hi2[j], "product", arb(float(alA[j])), arb(float(alB[j])),
-                                          arb(float(resid[j])) * _pow2(tj), rank_upper=r))
+            lj, uj = lower[j].copy(), upper[j].copy()
+            sigma = tuple(arb(a) if a == b else arb(a).union(arb(b))
+                          for a, b in zip(lj[:live[j]].tolist(), uj[:live[j]].tolist())) + (zero,) * (k - live[j])
+            out.append(SingularValueEnclosure(
+                shape=shape, sigma=sigma, lower=lj, upper=uj, mode="product", certified=True,
+                alpha=arb(float(alA[j])), beta=arb(float(alB[j])), residual=arb(float(resid[j])) * _pow2(tj),
+                rank=RankBounds(rank_lower[j], max(r, rank_lower[j]))))
     return out
 
 
