@@ -218,3 +218,18 @@ def test_finish_lower_end_below_the_exact_scaled_end_at_the_normal_boundary():
         for i in range(2):
             assert Fraction(float(enc.lower[i])) <= exact[i]
             assert Q.lower_fraction(enc.sigma[i]) <= exact[i]
+
+
+def test_stacked_residual_is_infinite_when_the_float_residual_is_not_finite():
+    """Overflow in X·V (±∞ entries of R̂) and ∞ − ∞ (NaN entries) give +∞, slice by slice; the rest stay finite."""
+    rng = np.random.default_rng(3)
+    X, Y = rng.standard_normal((3, 5, 4)), rng.standard_normal((3, 6, 4))
+    W = np.matmul(X, Y.transpose(0, 2, 1))
+    X[1, 0, :] = 1e300
+    Y[1, :, :] = 1e300  # X·Yᵀ overflows in slice 1
+    W[2, 0, 0] = np.inf
+    X[2, 0, :] = 1e300
+    Y[2, 0, :] = 1e300  # ∞ − ∞ = NaN in slice 2
+    with np.errstate(all="ignore"):
+        got = _stacked.residual_norm_upper(W, X, None, Y)
+    assert np.isfinite(got[0]) and np.isinf(got[1]) and np.isinf(got[2])
