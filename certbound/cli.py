@@ -36,7 +36,13 @@ def _command_modules() -> list[ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with one sub-parser per command module."""
+    """The top-level parser with one sub-parser per command module.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser (each sub-parser's defaults carry its ``run`` function and flag names).
+    """
     from certbound._version import __version__
 
     parser = argparse.ArgumentParser(
@@ -98,7 +104,18 @@ OUTPUT_FILE_OPTIONS = {"json": "--json", "json_path": "--json", "csv": "--csv", 
 
 
 def check_file_options(args: argparse.Namespace) -> None:
-    """Refuse missing input files and unwritable output paths, naming the option."""
+    """Refuse missing input files and unwritable output paths, naming the option.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (the dests of :data:`INPUT_FILE_OPTIONS` and :data:`OUTPUT_FILE_OPTIONS`).
+
+    Raises
+    ------
+    OSError or ValueError
+        Naming the option, for a missing input, an unwritable output or one file given twice.
+    """
     for dest, flag in INPUT_FILE_OPTIONS.items():
         path = getattr(args, dest, None)
         if isinstance(path, str) and path:
@@ -117,7 +134,18 @@ def check_file_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; return the process exit code."""
+    """Run the CLI; return the process exit code.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 for a usage or input error (message on stderr), 130 on Ctrl-C, 141 on a closed pipe.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

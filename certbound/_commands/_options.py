@@ -26,6 +26,20 @@ SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default au
 def parse_layers(text: str | None, option: str = "--layers") -> list[int] | None:
     """``"0,5"`` → ``[0, 5]``; ``"0-3"`` → ``[0, 1, 2, 3]``; ``None``/``""`` → ``None`` (all layers).
 
+    Parameters
+    ----------
+    text : str or None
+        The option's value.
+    option : str
+        The flag named in error messages.
+
+    Returns
+    -------
+    list of int or None
+        Sorted, distinct, nonnegative layer indices; ``None`` for all layers.
+
+    Examples
+    --------
     >>> parse_layers("0,5"), parse_layers("1-3"), parse_layers(None)
     ([0, 5], [1, 2, 3], None)
     >>> parse_layers("x")
@@ -60,6 +74,20 @@ def parse_layers(text: str | None, option: str = "--layers") -> list[int] | None
 def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | None:
     """The depth K of a prefix ``0..K-1`` (what the proxies of a sub-network need), or ``None`` for all layers.
 
+    Parameters
+    ----------
+    layers : list of int or None
+        Parsed ``--layers``.
+    option : str
+        The flag named in error messages.
+
+    Returns
+    -------
+    int or None
+        K, or ``None``.
+
+    Examples
+    --------
     >>> prefix_depth([0, 1, 2])
     3
     >>> prefix_depth([0, 2])

@@ -135,6 +135,13 @@ class ArchitectureSpec:
     notes: tuple[str, ...] = ()
 
     def stack_specs(self) -> tuple[StackSpec, ...]:
+        """The architecture's stacks (one unnamed stack unless it declares several, e.g. encoder-decoder).
+
+        Returns
+        -------
+        tuple of StackSpec
+            ``stacks``, or one :class:`StackSpec` built from the single-stack fields.
+        """
         if self.stacks:
             return self.stacks
         return (StackSpec("", self.templates, self.num_layers_keys, self.heads_keys, self.kv_heads_keys,
@@ -533,7 +540,18 @@ class Stack:
         return "gated" if ("M_down" in t) else "two"
 
     def group_of(self, local_layer: int) -> int:
-        """Stored layer group used by a layer (ALBERT; = the layer itself when nothing is shared)."""
+        """Stored layer group used by a layer (ALBERT; = the layer itself when nothing is shared).
+
+        Parameters
+        ----------
+        local_layer : int
+            The layer's index within this stack.
+
+        Returns
+        -------
+        int
+            The stored group's index.
+        """
         if not self.shared_groups:
             return local_layer
         return int(local_layer / (self.num_layers / self.shared_groups))
@@ -587,20 +605,62 @@ class ModelLayout:
                                                       self.num_experts),))
 
     def stack_of(self, layer: int) -> tuple[Stack, int]:
-        """The stack holding a (global) layer and the layer's index within it."""
+        """The stack holding a (global) layer and the layer's index within it.
+
+        Parameters
+        ----------
+        layer : int
+            0-based global layer.
+
+        Returns
+        -------
+        tuple of (Stack, int)
+            The stack and the layer's index in it.
+
+        Raises
+        ------
+        ValueError
+            For a layer out of range.
+        """
         for s in self.stacks:
             if s.first_layer <= layer < s.first_layer + s.num_layers:
                 return s, layer - s.first_layer
         raise ValueError(f"layer {layer} out of range (model has {self.num_layers} layers)")
 
     def tensor_name(self, role: str, layer: int, expert: int | None = None) -> str:
-        """Full stored name of a role's tensor in a (global) layer (and expert)."""
+        """Full stored name of a role's tensor in a (global) layer (and expert).
+
+        Parameters
+        ----------
+        role : str
+            A tensor role (``"W_Q"``, ``"M_in"``, ...).
+        layer : int
+            0-based global layer.
+        expert : int, optional
+            The expert (mixtures of experts).
+
+        Returns
+        -------
+        str
+            The tensor's name in the checkpoint (prefix included).
+        """
         s, i = self.stack_of(layer)
         return self.prefix + s.templates[role].format(layer=i, group=s.group_of(i),
                                                       expert=0 if expert is None else expert)
 
     def shared_source_layer(self, layer: int) -> int | None:
-        """First layer using the same stored tensors as ``layer`` if that is an earlier one (ALBERT), else None."""
+        """First layer using the same stored tensors as ``layer`` if that is an earlier one (ALBERT), else None.
+
+        Parameters
+        ----------
+        layer : int
+            0-based global layer.
+
+        Returns
+        -------
+        int or None
+            The earlier layer whose certificate this one shares, or ``None``.
+        """
         s, i = self.stack_of(layer)
         if not s.shared_groups:
             return None
@@ -612,6 +672,18 @@ class ModelLayout:
         """The key/value head query head ``head`` attends with: ⌊head·H_kv/H⌋ (GQA/MQA; = head without).
 
         ``transformers``' ``repeat_kv`` order (``proofs/architectures.md`` §1).
+
+        Parameters
+        ----------
+        head : int
+            The query head.
+        layer : int
+            0-based global layer (stacks may differ).
+
+        Returns
+        -------
+        int
+            The key/value head.
         """
         s, _ = self.stack_of(layer)
         return head * s.num_kv_heads // s.num_heads
@@ -621,6 +693,16 @@ class ModelLayout:
 
         Per architecture in ``proofs/architectures.md`` §3 (GPT-2's inverse layer index, Gemma's
         ``query_pre_attn_scalar``, DeBERTa-v2's factor, T5: none).
+
+        Parameters
+        ----------
+        layer : int
+            0-based global layer.
+
+        Returns
+        -------
+        int or None
+            d, or ``None``.
         """
         s, i = self.stack_of(layer)
         ls = self.logit_scale
@@ -663,7 +745,14 @@ class ModelLayout:
         return "readout" in self.templates
 
     def summary(self) -> dict[str, Any]:
-        """JSON-friendly description (the ``config`` block of reports)."""
+        """JSON-friendly description (the ``config`` block of reports).
+
+        Returns
+        -------
+        dict
+            Architecture, sizes, storage layout and tensor prefix, plus the facts that differ from the
+            defaults (key/value heads, fused QKV, gated FFN, experts, stacks, logit scale, notes).
+        """
         out: dict[str, Any] = {
             "architecture": self.architecture,
             "num_layers": self.num_layers,

@@ -152,6 +152,13 @@ class TheoryMatrix:
     def scale(self) -> Any:
         """The pending scale 1/√d as an Arb ball at the current precision (exact 1 if none).
 
+        Returns
+        -------
+        flint.arb
+            1/√d, or 1.
+
+        Examples
+        --------
         >>> from certbound.ball import working_precision
         >>> m = TheoryMatrix(0, 0, "QK", (2, 2), factors=(np.eye(2), np.eye(2)), logit_scale_d=32)
         >>> with working_precision(128):
@@ -167,7 +174,13 @@ class TheoryMatrix:
         return 1 / arb(self.logit_scale_d).sqrt()
 
     def to_dense(self) -> np.ndarray:
-        """The float64 matrix, *formed* (uncertified; references and tests only)."""
+        """The float64 matrix, *formed* (uncertified; references and tests only).
+
+        Returns
+        -------
+        numpy.ndarray
+            The formed (rounded) matrix, the pending scale applied in floats.
+        """
         if self.dense is not None:
             base = self.dense
         else:

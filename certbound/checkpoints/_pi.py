@@ -188,6 +188,11 @@ def pi_config_facts(config: dict[str, Any], where: str) -> dict[str, Any]:
     ------
     ValueError
         For a missing or invalid field, naming ``where``.
+
+    Returns
+    -------
+    dict
+        The sizes and ``theory_config`` described above.
     """
     if not is_pi_config(config):
         raise ValueError(f"{where}: model_type is {config.get('model_type')!r}, not {PI_MODEL_TYPE!r}")

@@ -144,11 +144,28 @@ class SafetensorsFile:
 
     # -- listing -------------------------------------------------------------------
     def keys(self) -> list[str]:
-        """Tensor names in file order."""
+        """Tensor names in file order.
+
+        Returns
+        -------
+        list of str
+            The names.
+        """
         return list(self._infos)
 
     def info(self, name: str) -> TensorInfo:
-        """Dtype, shape and byte range of a tensor (``KeyError`` if absent)."""
+        """Dtype, shape and byte range of a tensor (``KeyError`` if absent).
+
+        Parameters
+        ----------
+        name : str
+            The tensor.
+
+        Returns
+        -------
+        TensorInfo
+            Its metadata.
+        """
         return self._infos[name]
 
     def __contains__(self, name: object) -> bool:
@@ -168,6 +185,18 @@ class SafetensorsFile:
 
         Only the slice's bytes are read. Raises ``ValueError`` (naming file and
         tensor) for a non-float dtype or an index out of range.
+
+        Parameters
+        ----------
+        name : str
+            The tensor.
+        index : int, optional
+            A first-axis slice to read instead of the whole tensor.
+
+        Returns
+        -------
+        numpy.ndarray
+            A new float64 array, equal to the stored values.
         """
         info = self._infos[name]
         if info.dtype not in FLOAT_DTYPES:

@@ -126,7 +126,13 @@ class Checkpoint:
         self._closers = closers or []
 
     def names(self) -> list[str]:
-        """All tensor names."""
+        """All tensor names.
+
+        Returns
+        -------
+        list of str
+            The names (slices of stacked tensors are not listed separately).
+        """
         return list(self._entries)
 
     def __contains__(self, name: object) -> bool:
@@ -153,16 +159,49 @@ class Checkpoint:
         return self._entry(name), None
 
     def shape(self, name: str) -> tuple[int, ...]:
-        """Shape from metadata (no data read); ``base[i]``: the shape of slice i."""
+        """Shape from metadata (no data read); ``base[i]``: the shape of slice i.
+
+        Parameters
+        ----------
+        name : str
+            A tensor name, or ``base[i]``.
+
+        Returns
+        -------
+        tuple of int
+            The stored shape.
+        """
         e, i = self._resolve(name)
         return e.shape if i is None else e.shape[1:]
 
     def dtype(self, name: str) -> str:
-        """Storage dtype as a safetensors-style string (``"F32"``, ``"BF16"``…)."""
+        """Storage dtype as a safetensors-style string (``"F32"``, ``"BF16"``…).
+
+        Parameters
+        ----------
+        name : str
+            A tensor name, or ``base[i]``.
+
+        Returns
+        -------
+        str
+            The dtype string.
+        """
         return self._resolve(name)[0].dtype
 
     def file_of(self, name: str) -> str:
-        """The file holding the tensor (for error messages)."""
+        """The file holding the tensor (for error messages).
+
+        Parameters
+        ----------
+        name : str
+            A tensor name, or ``base[i]``.
+
+        Returns
+        -------
+        str
+            The file's path.
+        """
         return self._resolve(name)[0].file
 
     def get(self, name: str, *, require_finite: bool = True) -> np.ndarray:
@@ -173,6 +212,18 @@ class Checkpoint:
         only that slice is read where the format allows (safetensors).
         Raises ``ValueError`` naming the file and tensor if it is missing, has a
         non-float dtype, or (``require_finite``) holds NaN or ±Inf.
+
+        Parameters
+        ----------
+        name : str
+            A tensor name, or ``base[i]``.
+        require_finite : bool
+            Refuse NaN and ±Inf entries.
+
+        Returns
+        -------
+        numpy.ndarray
+            A new float64 array, equal to the stored values.
         """
         e, index = self._resolve(name)
         if e.dtype not in FLOAT_DTYPES:

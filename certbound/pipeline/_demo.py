@@ -538,6 +538,13 @@ class DemoPoint:
     command: Optional[str]
 
     def to_json(self) -> dict:
+        """The point as a JSON-ready dict (its fields; the figure's ``points`` entries).
+
+        Returns
+        -------
+        dict
+            Field name → value.
+        """
         return dict(self.__dict__)
 
 

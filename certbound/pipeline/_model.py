@@ -155,7 +155,13 @@ class Model:
 
     @contextlib.contextmanager
     def open(self) -> Iterator[tuple[Checkpoint, ModelLayout]]:
-        """The opened checkpoint and its layout, closed on exit."""
+        """The opened checkpoint and its layout, closed on exit.
+
+        Yields
+        ------
+        tuple of (Checkpoint, ModelLayout)
+            The checkpoint (re-opened for each call) and the model's layout.
+        """
         ck = self._opener()
         try:
             yield ck, self.layout

@@ -196,7 +196,13 @@ class ModelSource:
     run: str = ""
 
     def open(self) -> tuple[Any, Any]:
-        """``(Checkpoint, ModelLayout)`` (metadata only; tensors are read on demand)."""
+        """``(Checkpoint, ModelLayout)`` (metadata only; tensors are read on demand).
+
+        Returns
+        -------
+        tuple of (Checkpoint, ModelLayout)
+            The caller closes the checkpoint.
+        """
         from certbound.checkpoints import load_checkpoint
 
         return load_checkpoint(self.path), self.layout
@@ -500,16 +506,52 @@ class MemoryRecordStore:
         self.reused = 0
 
     def known(self) -> dict[MatrixKey, str]:
-        """Key → digest of every valid record."""
+        """Key → digest of every valid record.
+
+        Returns
+        -------
+        dict
+            Matrix key → sha256 of the values its record certified.
+        """
         return {k: sha for k, (sha, _) in self._records.items()}
 
     def add(self, key: MatrixKey, sha256: str, record: dict[str, Any]) -> None:
-        """Store a new record (superseding one of the same key)."""
+        """Store a new record (superseding one of the same key).
+
+        Parameters
+        ----------
+        key : tuple
+            The matrix key (:func:`matrix_key`).
+        sha256 : str
+            The digest of the values the record certified (:func:`matrix_sha256`).
+        record : dict
+            The record.
+        """
         self._records[key] = (sha256, record)
         self.added += 1
 
     def get(self, key: MatrixKey, sha256: str) -> dict[str, Any]:
-        """The record of ``key``, which must have certified the matrix with digest ``sha256``."""
+        """The record of ``key``, which must have certified the matrix with digest ``sha256``.
+
+        Parameters
+        ----------
+        key : tuple
+            The matrix key.
+        sha256 : str
+            The digest the record must have certified.
+
+        Returns
+        -------
+        dict
+            The record.
+
+        Raises
+        ------
+        KeyError
+            If there is no record of ``key``.
+        ValueError
+            If its record certified other values.
+        """
         try:
             sha, rec = self._records[key]
         except KeyError:
@@ -640,9 +682,27 @@ class RecordStore(MemoryRecordStore):
         self._sync()
 
     def known(self) -> dict[MatrixKey, str]:
+        """Key → digest of every valid record (as :meth:`MemoryRecordStore.known`).
+
+        Returns
+        -------
+        dict
+            Matrix key → sha256 of the values its record certified.
+        """
         return {k: sha for k, (sha, _) in self._index.items()}
 
     def add(self, key: MatrixKey, sha256: str, record: dict[str, Any]) -> None:
+        """Append a record to the file (flushed at once; superseding one of the same key).
+
+        Parameters
+        ----------
+        key : tuple
+            The matrix key (:func:`matrix_key`).
+        sha256 : str
+            The digest of the values the record certified (:func:`matrix_sha256`).
+        record : dict
+            The record.
+        """
         self._f.seek(0, io.SEEK_END)
         pos = self._f.tell()
         self._f.write(self._line({"key": _key_json(key), "sha256": sha256, "record": record}))
@@ -653,6 +713,27 @@ class RecordStore(MemoryRecordStore):
         self.added += 1
 
     def get(self, key: MatrixKey, sha256: str) -> dict[str, Any]:
+        """The record of ``key``, read back from the file (as :meth:`MemoryRecordStore.get`).
+
+        Parameters
+        ----------
+        key : tuple
+            The matrix key.
+        sha256 : str
+            The digest the record must have certified.
+
+        Returns
+        -------
+        dict
+            The record.
+
+        Raises
+        ------
+        KeyError
+            If there is no record of ``key``.
+        ValueError
+            If its record certified other values.
+        """
         try:
             sha, pos = self._index[key]
         except KeyError:
@@ -695,6 +776,11 @@ def run_serial(source: ModelSource, tasks: Sequence[MatrixTask], certify: Callab
         Called with each outcome as it is certified (progress).
     opened : tuple, optional
         ``(Checkpoint, ModelLayout)`` of ``source``, held open by the caller.
+
+    Returns
+    -------
+    list of MatrixOutcome
+        The outcomes in report order.
     """
     order: list[MatrixOutcome] = []
     own = opened is None
