@@ -294,10 +294,11 @@ def theorem_g_float_bounds(
     Returns
     -------
     list of arb or None
-        The k balls (descending), each the hull of its two float ends, which
-        are attached as ``.lower`` / ``.upper`` arrays (``svd._build`` uses them
-        directly); None when α is not certified < 1, a bound is not finite or
-        some h̄ᵢ < 0 (impossible when the hypotheses hold).
+        The k balls (descending), each the hull of its two float ends after
+        monotone tightening; the ends are attached as ``.lower`` / ``.upper``
+        arrays (``svd._build`` uses ends and balls as they are); None when α
+        is not certified < 1, a bound is not finite or some h̄ᵢ < 0
+        (impossible when the hypotheses hold).
 
     >>> b = theorem_g_float_bounds(np.array([1.0, 4.0]), arb(0), arb(0), arb(0))
     >>> float(b.lower[0]) <= 2.0 <= float(b.upper[0]), float(b.lower[1]) <= 1.0 <= float(b.upper[1])
@@ -330,9 +331,13 @@ def theorem_g_float_bounds(
              and bool(np.all((hi == 0) | (hi2 >= _MIN_NORMAL))))
     if not exact:
         return theorem_g_intervals(lam, alpha, beta, e, scale_exponent)
+    # Monotone tightening (σᵢ sorted, proofs/enclosure.md §1) before the balls are made, so svd._build
+    # takes them as they are (one Arb hull per σ, not two).
+    lo2 = np.maximum.accumulate(lo2[::-1])[::-1]
+    hi2 = np.minimum.accumulate(hi2)
     with working_precision():
         out = _BallsWithEnds(arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo2.tolist(), hi2.tolist()))
-    out.lower, out.upper = lo2, hi2
+    out.lower, out.upper, out.tightened = lo2, hi2, True
     return out
 
 
@@ -367,16 +372,33 @@ def _outward_sqrt(lsq: np.ndarray, hsq: np.ndarray) -> tuple[np.ndarray, np.ndar
 def theorem_g_intervals(
     lam: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
 ) -> list[arb] | None:
-    """Theorem G: balls for σᵢ(W) from eigenvalue approximations λ of Ĝ ≈ WWᵀ.
+    """Theorem G: balls for σᵢ(W) from eigenvalue approximations λ of Ĝ ≈ WWᵀ (the Arb reference).
 
     ``lam`` are the (signed) approximate eigenvalues; α, β, e as in the
     module docstring (upper ends are used). The balls are multiplied by
     ``2**scale_exponent`` (exact). Returns None if α is not certified < 1 or
-    a bound is not finite. Proof: proofs/enclosure-gram.md §1.
+    a bound is not finite. Proof: proofs/enclosure-gram.md §1 (scalar step
+    machine-checked in proofs/coq/TheoremG.v). :func:`theorem_g_float_bounds`
+    is the float evaluation used by :func:`certify_gram`; this function is
+    its fallback.
 
     Each σᵢ² lies in [ℓᵢ, hᵢ] with ℓᵢ = θ₋λ₍ᵢ₎ − β − e, hᵢ = θ₊λ₍ᵢ₎ + β + e,
     where (θ₋, θ₊) = (1−α, 1+α) for λ₍ᵢ₎ ≥ 0 and (1+α, 1−α) for λ₍ᵢ₎ < 0;
     then σᵢ ∈ [√max(ℓᵢ, 0), √hᵢ], every operation in Arb.
+
+    Parameters
+    ----------
+    lam : (k,) float64 array
+        Approximate eigenvalues of Ĝ (signed, any order).
+    alpha, beta, e : arb
+        Upper ends bound ‖UᵀU − I‖₂, ‖Ĝ − WWᵀ‖₂ and ‖Ĝ − UΛUᵀ‖₂.
+    scale_exponent : int
+        The σ's are multiplied by ``2**scale_exponent``.
+
+    Returns
+    -------
+    list of arb or None
+        The k balls, descending; None when the hypotheses are not certified.
 
     >>> [str(b) for b in theorem_g_intervals(np.array([4.0, -0.0]), arb(0), arb(0), arb(0))]
     ['2.00000000000000', '0']
@@ -414,6 +436,17 @@ def _float_eigh(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     computed afterwards from U and λ as exact data. scipy's ``syevd`` wrapper
     returns U in its one copy of G (numpy's ``eigh`` holds a further m×m
     array): workspace 2m² + 6m, i.e. three m×m arrays besides G, not four.
+
+    Parameters
+    ----------
+    G : (m, m) float64 array
+        Symmetric (only one triangle is read); not modified.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``(lam, U)`` (ascending λ, U Fortran-ordered), or None if LAPACK
+        raised or returned non-finite values.
     """
     try:
         lam, U = scipy.linalg.eigh(G, driver="evd", check_finite=False)
@@ -429,21 +462,32 @@ def certify_gram(
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Gram certificate for a (scaled or unscaled) matrix; the ``_certify_dense`` contract.
 
+    Steps (proofs/enclosure-gram.md §1–§3): Ĝ and β (:func:`rounded_gram`),
+    U, λ from ``syevd`` (:func:`_float_eigh`), e by Lemma 3.4 (upper block
+    triangle of the symmetric residual), α by Lemma 3.1, then Theorem G for
+    all σᵢ at once in floats (:func:`theorem_g_float_bounds`, Lemma G.4).
+
     Parameters
     ----------
-    Ws : float64 2-D array (any shape): the power-of-two scaled matrix, or
-        the matrix itself with ``extra_residual = 0``, ``scale_exponent = 0``
-        (valid for any float data, proofs/enclosure-gram.md §3). Not modified.
-    extra_residual : arb, bound on ‖Δ‖₂ where Ws + Δ is the exact scaled matrix.
-    scale_exponent : the σ's are multiplied by ``2**scale_exponent``.
+    Ws : (m, n) float64 array
+        The power-of-two scaled matrix, or the matrix itself with
+        ``extra_residual = 0``, ``scale_exponent = 0`` (valid for any float
+        data, proofs/enclosure-gram.md §3). Any shape (a tall Ws is
+        certified as Wsᵀ); not modified.
+    extra_residual : arb
+        Bound on ‖Δ‖₂ where Ws + Δ is the exact scaled matrix.
+    scale_exponent : int
+        The σ's are multiplied by ``2**scale_exponent``.
 
     Returns
     -------
-    ``(sigma, alpha, beta, e, "gram")`` with ``sigma`` the k = min(m, n) balls
-    (descending), α ≥ ‖UᵀU − I‖₂, β ≥ ‖Ĝ − Gram‖₂ and e ≥ ‖Ĝ − UΛUᵀ‖₂ (β, e
-    scaled by ``4**scale_exponent``), or None when the certificate fails
-    (LAPACK error, non-finite output, α ≥ 1): the caller falls back.
-    Proof: proofs/enclosure-gram.md §1–§3.
+    tuple or None
+        ``(sigma, alpha, beta, e, "gram")`` with ``sigma`` the k = min(m, n)
+        balls (descending; with their float ends attached when Lemma G.4's
+        evaluation applied), α ≥ ‖UᵀU − I‖₂, β ≥ ‖Ĝ − Gram‖₂ and
+        e ≥ ‖Ĝ − UΛUᵀ‖₂ (β, e scaled by ``4**scale_exponent``), or None when
+        the certificate fails (LAPACK error, non-finite output, α ≥ 1): the
+        caller falls back.
     """
     if Ws.shape[0] > Ws.shape[1]:
         Ws = Ws.T  # σ(W) = σ(Wᵀ); work with the small side

@@ -220,6 +220,9 @@ class _BallsWithEnds(list):
 
     lower: np.ndarray
     upper: np.ndarray
+    #: True when ``lower``/``upper`` are already monotone (non-increasing), ``lower ≥ 0``, and the balls are
+    #: their exact hulls: then :func:`_build` uses the balls as they are.
+    tightened: bool = False
 
 
 _MIN_NORMAL = 2.0**-1022
@@ -275,8 +278,34 @@ def _build(
     rank_upper: int,
     certified: bool = True,
 ) -> SingularValueEnclosure:
+    """The :class:`SingularValueEnclosure` of a certificate's balls (float ends outward, monotone tightening).
+
+    Parameters
+    ----------
+    shape : (m, n)
+        Shape of the certified matrix.
+    sigma : list of arb
+        Balls for σ₁ ≥ … (descending). A :class:`_BallsWithEnds` list (float
+        evaluations of Theorems R and G) is built from its float ends by
+        :func:`_build_from_bounds`: no per-σ Arb→float conversion.
+    mode : str
+        The certificate that produced the balls.
+    alpha, beta, residual : arb
+        The certificate's bounds (reported as they are).
+    rank_upper : int
+        Known upper bound on the rank.
+    certified : bool
+        False for the trivial enclosure.
+
+    Returns
+    -------
+    SingularValueEnclosure
+        ``lower``/``upper`` are outward floats of the balls, made monotone
+        (proofs/enclosure.md §1, monotone tightening).
+    """
     if isinstance(sigma, _BallsWithEnds) and certified:
-        return _build_from_bounds(shape, sigma.lower, sigma.upper, mode, alpha, beta, residual, rank_upper)
+        return _build_from_bounds(shape, sigma.lower, sigma.upper, mode, alpha, beta, residual, rank_upper,
+                                  balls=tuple(sigma) if sigma.tightened else None)
     # Exact-zero tails repeat one ball object: convert each distinct object once.
     memo: dict[int, tuple[float, float]] = {}
     ends = []
@@ -315,25 +344,51 @@ def _build_from_bounds(
     beta: arb,
     residual: arb,
     rank_upper: int,
+    balls: tuple[arb, ...] | None = None,
 ) -> SingularValueEnclosure:
     """:func:`_build` from float bounds ``lower[i] ≤ σᵢ₊₁ ≤ upper[i]`` (no per-σ float conversion).
 
     The floats must already be valid outward bounds (e.g. from the stacked
-    path, proofs/enclosure.md §10). Each ball is the exact hull of its two
-    (monotonically tightened) float ends; exact zeros share one ball.
+    path, proofs/enclosure.md §10, or Lemma G.4 of proofs/enclosure-gram.md).
+    Each ball is the exact hull of its two (monotonically tightened) float
+    ends; exact zeros share one ball.
+
+    Parameters
+    ----------
+    shape : (m, n)
+        Shape of the certified matrix.
+    lower, upper : (k,) float64 arrays
+        Valid float bounds of σ₁ ≥ … ≥ σ_k (negative lower ends are read as 0).
+    mode : str
+        The certificate that produced them.
+    alpha, beta, residual : arb
+        The certificate's bounds (reported as they are).
+    rank_upper : int
+        Known upper bound on the rank.
+    balls : tuple of arb, optional
+        The hulls of ``lower``/``upper``, when these are already monotone and
+        ≥ 0 (:attr:`_BallsWithEnds.tightened`): used as they are.
+
+    Returns
+    -------
+    SingularValueEnclosure
+        Certified, with ``sigma`` the hulls of the tightened ends.
     """
     lower = np.maximum(np.asarray(lower, dtype=np.float64).reshape(-1), 0.0)
     upper = np.asarray(upper, dtype=np.float64).reshape(-1)
-    if len(lower):
-        lower = np.maximum.accumulate(lower[::-1])[::-1]
-        upper = np.minimum.accumulate(upper)
-    zero = arb(0)
-    live = int(np.count_nonzero(upper > 0))  # upper ends are non-increasing: the zeros are a suffix
-    with working_precision():
-        sigma = tuple(
-            arb(lo) if lo == h else arb(lo).union(arb(h))
-            for lo, h in zip(lower[:live].tolist(), upper[:live].tolist())
-        ) + (zero,) * (len(upper) - live)
+    if balls is not None and len(balls) == len(upper):
+        sigma = balls
+    else:
+        if len(lower):
+            lower = np.maximum.accumulate(lower[::-1])[::-1]
+            upper = np.minimum.accumulate(upper)
+        zero = arb(0)
+        live = int(np.count_nonzero(upper > 0))  # upper ends are non-increasing: the zeros are a suffix
+        with working_precision():
+            sigma = tuple(
+                arb(lo) if lo == h else arb(lo).union(arb(h))
+                for lo, h in zip(lower[:live].tolist(), upper[:live].tolist())
+            ) + (zero,) * (len(upper) - live)
     rank_lower = int(np.count_nonzero(lower > 0))
     return SingularValueEnclosure(
         shape=shape,
@@ -614,8 +669,26 @@ def _certify_auto(
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Mode ``auto`` (proofs/enclosure.md §12): Theorem G if it meets the width target, else fast ∩ Theorem G.
 
-    ``res_g``: a Theorem G result (or None: it failed) already computed for
-    the same matrix, e.g. on the unscaled W (:func:`_certify_matrix`).
+    Parameters
+    ----------
+    Ws : (m, n) float64 array
+        The (scaled) matrix.
+    extra_residual : arb
+        Bound on the scaling perturbation ‖Δ‖₂ (proofs/enclosure.md §5).
+    scale_exponent : int
+        The σ's are multiplied by ``2**scale_exponent``.
+    res_g : tuple, None or "compute"
+        A Theorem G result (or None: it failed) already computed for the
+        same matrix, e.g. on the unscaled W (:func:`_certify_matrix`);
+        ``"compute"`` computes it here.
+    source : (A, k), optional
+        Ws is our own copy ``fl(2^k A)`` (the fast chain may consume it).
+
+    Returns
+    -------
+    tuple or None
+        ``(sigma, alpha, beta, e, mode)`` as :func:`_certify_dense`, mode
+        ``"gram"``, ``"fast+gram"`` or the fast chain's; None if all failed.
     """
     from certbound.enclose import gram  # lazy: gram imports this module
 
