@@ -36,13 +36,24 @@ import contextlib
 import os
 from typing import Iterator
 
-__all__ = ["PARALLEL_MIN_WORK", "available_threads", "threads_for", "blas_threads", "single_threaded"]
+__all__ = ["PARALLEL_MIN_WORK", "GRAM_PARALLEL_MIN_WORK", "available_threads", "threads_for", "threads_for_gram",
+           "blas_threads", "single_threaded"]
 
 #: m·n·min(m, n) from which a dense SVD may use several threads. Idle 2-core
 #: machines gain from 2 threads only well above the sizes of BERT-base-like
 #: FFN matrices; under load 1 thread wins at every size we measured (256×1024
 #: to 1536×1536), so the threshold is set high and the load guard decides.
 PARALLEL_MIN_WORK = 768 * 3072 * 768
+
+#: m·n·min(m, n) from which the Gram route (modes ``gram``/``auto`` on a dense
+#: matrix: SYRK, ``syevd`` with vectors, an m×m SYRK and a half GEMM) may use
+#: several threads. Measured on this shared 2-core machine (load 6–7, one
+#: certificate, CPU / wall per call): 384×1536 28.8 / 53 ms with one thread,
+#: 250 / 370 ms with two; 768×3072 180 / 286 ms against 1352 / 1806 ms; 768×768
+#: 124 / 234 against 1678 / 3454 ms. One thread also makes the certificate's
+#: floats independent of the machine's load (a different thread count changes
+#: LAPACK's rounding, never the validity). Set at 2048×8192 and above.
+GRAM_PARALLEL_MIN_WORK = 2048 * 8192 * 2048
 
 _ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _controller = None
@@ -85,6 +96,27 @@ def available_threads() -> int:
 def threads_for(m: int, n: int) -> int:
     """BLAS threads for one dense SVD/product of an m×n matrix (1 below :data:`PARALLEL_MIN_WORK`)."""
     if m * n * min(m, n) < PARALLEL_MIN_WORK:
+        return 1
+    return available_threads()
+
+
+def threads_for_gram(m: int, n: int) -> int:
+    """BLAS threads for the Gram route of an m×n matrix: 1 below :data:`GRAM_PARALLEL_MIN_WORK`, else as :func:`threads_for`.
+
+    Parameters
+    ----------
+    m, n : int
+        Shape of the dense matrix.
+
+    Returns
+    -------
+    int
+        Number of BLAS threads (≥ 1).
+
+    >>> threads_for_gram(768, 3072)
+    1
+    """
+    if m * n * min(m, n) < GRAM_PARALLEL_MIN_WORK:
         return 1
     return available_threads()
 

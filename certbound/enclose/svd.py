@@ -52,7 +52,7 @@ import scipy.linalg
 import scipy.linalg.lapack
 from flint import arb, arb_mat
 
-from certbound._blas import blas_threads, threads_for
+from certbound._blas import blas_threads, threads_for, threads_for_gram
 from certbound.ball import (
     DEFAULT_PREC,
     arb_from_float,
@@ -796,7 +796,8 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
 
         rank_upper = _exact_rank(A)  # rank(Wᵀ) = rank(W); before A may be scaled in place
     # BLAS threads chosen per matrix (certbound._blas): one unless it is large.
-    with blas_threads(threads_for(*shape)):
+    # The Gram route (modes gram/auto) stays single-threaded up to large matrices (certbound._blas).
+    with blas_threads(threads_for_gram(*shape) if mode in ("gram", "auto") else threads_for(*shape)):
         res = _certify_matrix(A, mode, op.owned)
     if res is None:
         return trivial_enclosure(shape, "no SVD driver or mode produced a valid certificate", rank_upper)

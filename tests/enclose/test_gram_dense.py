@@ -325,3 +325,20 @@ def test_gram_route_with_alpha_not_below_one_falls_back(monkeypatch):
         enc = enclose_singular_values(W, mode="gram")
     assert enc.mode == "fast"
     _exact_sigma_checks(W, enc)
+
+
+def test_gram_route_thread_policy(monkeypatch):
+    """One BLAS thread for the Gram route up to 2048×8192 (certbound._blas.threads_for_gram), whatever the load."""
+    from certbound import _blas
+    import certbound.enclose.svd as svd_mod
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setattr(_blas, "available_threads", lambda: 2)
+    assert _blas.threads_for_gram(768, 3072) == _blas.threads_for_gram(3072, 768) == 1
+    assert _blas.threads_for(768, 3072) == 2  # the SVD modes' policy is unchanged
+    assert _blas.threads_for_gram(4096, 16384) == 2
+    seen = []
+    monkeypatch.setattr(svd_mod, "threads_for_gram", lambda m, n: seen.append((m, n)) or 1)
+    enclose_singular_values(np.eye(3)[:2], mode="auto")
+    enclose_singular_values(np.eye(3)[:2], mode="gram")
+    assert seen == [(2, 3), (2, 3)]
