@@ -36,8 +36,13 @@ def _message_strings(node: ast.AST) -> list[str]:
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+def _callee(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
 def _library_messages() -> list[tuple[str, int, str]]:
-    """(module, line, text) of every raise and warnings.warn message outside the CLI layer."""
+    """(module, line, text) of every message outside the CLI layer: raises, warnings, exceptions built anywhere."""
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
@@ -47,9 +52,9 @@ def _library_messages() -> list[tuple[str, int, str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Raise) and node.exc is not None:
                 target = node.exc
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "warn"
-                  and isinstance(node.func.value, ast.Name) and node.func.value.id == "warnings"):
-                target = node
+            elif isinstance(node, ast.Call) and (_callee(node) == "warn"
+                                                 or _callee(node).endswith(("Error", "Exception", "Warning"))):
+                target = node  # warnings.warn(...), and an exception built before it is raised
             else:
                 continue
             out.extend((rel, node.lineno, text) for text in _message_strings(target))
@@ -60,6 +65,7 @@ def test_the_scan_sees_raises_and_warnings():
     texts = [t for _, _, t in _library_messages()]
     assert any("`seq_len` must be ≥ 1" in t for t in texts)  # a raise
     assert any("stored matrices inside the layers" in t for t in texts)  # a warnings.warn
+    assert any("is out of range: at most 1e" in t for t in texts)  # an exception built, raised later
 
 
 def test_no_library_error_or_warning_names_a_cli_flag():
@@ -146,3 +152,16 @@ def test_helpers_name_what_their_caller_gives():
                          (lambda: parse_schatten_indices("", "ps"), "`ps`: give at least one Schatten index")]:
         with pytest.raises(OptionError, match=re.escape(needle)):
             call()
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: certbound.pipeline.run_demo(delta="2", search_nonvacuous=False), "`delta` must lie in (0, 1), got 2"),
+    (lambda: certbound.pipeline.run_demo(n=0, search_nonvacuous=False), "the sample size `n` must be a positive"),
+    (lambda: certbound.open_model(DEMO).proxies("papers"), "`variant` must be one of paper, corrected, both"),
+    (lambda: certbound.open_model(DEMO).spectra(layers=[5]), "`layers` [5] out of range"),
+    (lambda: certbound.open_model(DEMO).bound(10, "0.1", BoundSettings(), seq_len=3), "give either `settings`"),
+])
+def test_more_library_errors_name_their_parameter(call, needle):
+    with pytest.raises(OptionError, match=re.escape(needle)) as exc:
+        call()
+    assert not _FLAG.findall(str(exc.value))

@@ -42,6 +42,7 @@ from typing import Any, Callable, Optional
 
 from flint import arb
 
+from certbound._errors import OptionError
 from certbound.ball import float_upper
 from certbound.bounds import (
     TransformerSpec,
@@ -475,16 +476,16 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
     n_train = int(data.get("n_train", 0)) or None
     if n is None:
         if n_train is None:
-            raise ValueError(f"{path}: config has no data.n_train; pass the sample size n explicitly")
+            raise OptionError(f"{path}: config has no data.n_train; give the sample size `n` explicitly")
         n = n_train
     if not (isinstance(n, int) and n >= 1):
-        raise ValueError(f"sample size n must be a positive integer, got {n!r}")
+        raise OptionError(f"the sample size `n` must be a positive integer, got {n!r}")
     if isinstance(delta, float):  # certify for the smaller of its binary and decimal readings (pipeline.md §1)
         delta = _float_reading(delta, upper=False)
     elif isinstance(delta, str):  # a decimal such as "0.01", read exactly
         delta = parse_number(delta, "delta")
     if not 0 < delta < 1:
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        raise OptionError(f"`delta` must lie in (0, 1), got {delta}")
     statements = certified_statements(net, meta, n)
     # the δ of each statement, fixed before any sample is drawn (proofs/demo-task.md §3)
     delta_each = Fraction(delta) / len(statements) if split_delta else delta

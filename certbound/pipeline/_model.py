@@ -222,7 +222,7 @@ class Model:
         if lay is not None:
             bad = [x for x in lay if not 0 <= x < self.layout.num_layers]
             if bad:
-                raise ValueError(f"{self.name}: layers {bad} out of range (layers 0..{self.layout.num_layers - 1})")
+                raise OptionError(f"{self.name}: `layers` {bad} out of range (layers 0..{self.layout.num_layers - 1})")
         with self.open() as (ck, layout):
             run = spectrum_run_of(ck, layout, self.name, mode=spectrum_mode, raw=raw, scale_logits=scale_logits, ps=ps,
                                   layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress, dask=dask)
@@ -269,7 +269,7 @@ class Model:
         (1000000, False, 'Theorem 2 (post hoc)')
         """
         if settings is not None and options:
-            raise ValueError("give either settings= or keyword options, not both")
+            raise OptionError("give either `settings` or keyword options, not both")
         if settings is None:
             for k in _UPPER_CONSTANTS:
                 if isinstance(options.get(k), float):
@@ -315,7 +315,7 @@ class Model:
         ['corrected', 'paper']
         """
         if variant not in (*VARIANTS, "both"):
-            raise ValueError(f"variant must be one of {', '.join((*VARIANTS, 'both'))}, not {variant!r}")
+            raise OptionError(f"`variant` must be one of {', '.join((*VARIANTS, 'both'))}, not {variant!r}")
         spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
         with self.open() as (ck, layout):
             info, qs = model_quantities_of(ck, layout, self.name, spectrum_mode=spectrum_mode, layers=layers,
