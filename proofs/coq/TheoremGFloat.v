@@ -4,7 +4,9 @@
     floats, one step outward per operation) on top of [TheoremG.v] (whose
     theorem is reused as is) and [OneStep.v] (Lemma 10.1 of
     [proofs/enclosure.md] §10); code: [certbound/enclose/gram.py]
-    ([theorem_g_float_bounds]).
+    ([theorem_g_float_bounds], [_outward_squares], [_outward_sqrt]).  At the
+    end: Lemma G.2's quotient step ([enclosure-gram.md] §2,
+    [abs_gram_norm_upper]).
 
     The code's operation sequence, one rounding per numpy operation
     ([FPModel.fl]), [np.nextafter] = Flocq's [succ]/[pred]:
@@ -146,3 +148,24 @@ Proof.
     + apply ldexp_upper_sound; [apply g_upper_end_format | exact Hhi].
 Qed.
 End TheoremGFloat.
+
+(** ** Lemma G.2's quotients ([enclosure-gram.md] §2, *Evaluation*;
+    [gram.abs_gram_norm_upper]): for [z >= 0], [x > 0],
+    [z/x <= (fl(z/x) + eta/2)/(1 - u)], so [max_i z_i/x_i <= (r + eta)/(1 - u)]
+    with [r = max_i fl(z_i/x_i)] (the code's Arb expression). *)
+Theorem quotient_upper : forall z x, 0 <= z -> 0 < x -> z / x <= (fl (z / x) + eta / 2) / (1 - u).
+Proof.
+  intros z x Hz Hx. pose proof u_pos. pose proof u_lt_1.
+  assert (Hq : 0 <= z / x) by (unfold Rdiv; apply Rmult_le_pos; [lra | left; apply Rinv_0_lt_compat; lra]).
+  pose proof (fl_error_abs (z / x)) as E. rewrite (Rabs_pos_eq (z / x)) in E by exact Hq.
+  apply Rabs_le_inv in E.
+  apply Rmult_le_reg_r with (1 - u); [lra|]. unfold Rdiv at 2. rewrite Rmult_assoc, Rinv_l by lra. lra.
+Qed.
+
+Corollary quotient_max_upper : forall z x r, 0 <= z -> 0 < x -> fl (z / x) <= r ->
+  z / x <= (r + eta) / (1 - u).
+Proof.
+  intros z x r Hz Hx Hr. pose proof u_pos. pose proof u_lt_1. pose proof eta_pos.
+  eapply Rle_trans; [apply quotient_upper; assumption|].
+  unfold Rdiv. apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; lra | lra].
+Qed.
