@@ -160,6 +160,10 @@ def test_helpers_name_what_their_caller_gives():
     (lambda: certbound.open_model(DEMO).proxies("papers"), "`variant` must be one of paper, corrected, both"),
     (lambda: certbound.open_model(DEMO).spectra(layers=[5]), "`layers` [5] out of range"),
     (lambda: certbound.open_model(DEMO).bound(10, "0.1", BoundSettings(), seq_len=3), "give either `settings`"),
+    # ε ≤ 0, ρ ≤ 0 gave the trivial ball [-inf, inf] without a word
+    (lambda: covering_report(np.eye(3), eps="0", rows=10), "`eps` must be > 0, got '0'"),
+    (lambda: covering_report(np.eye(3), eps=1, rows=10, rho=-1), "`rho` must be > 0, got -1"),
+    (lambda: covering_report(np.eye(3), eps=1, rows=0), "`rows` must be a positive integer, got 0"),
 ])
 def test_more_library_errors_name_their_parameter(call, needle):
     with pytest.raises(OptionError, match=re.escape(needle)) as exc:

@@ -19,6 +19,7 @@ from certbound.bounds import LinearMapClass, certified_spectrum, choose_cover, l
 from certbound.bounds._arbutil import as_arb, upper_float
 from certbound.bounds._covering import log_cover_tail_volume
 from certbound.enclose import enclose_singular_values
+from certbound.pipeline._bound import parse_number
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 
 __all__ = ["covering_report"]
@@ -37,11 +38,11 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
     W : array_like, 2-D
         The stored matrix (``a × b``, row-vector convention ``x ↦ xW``), certified as float64.
     eps : number
-        The covering radius ε > 0.
+        The covering radius ε > 0 (a string is read as an exact decimal).
     rows : int
-        The number of rows M of U in d_U (e.g. n·T).
+        The number of rows M ≥ 1 of U in d_U (e.g. n·T).
     rho : number
-        The bound on the row norms of U (the input radius).
+        The bound ρ > 0 on the row norms of U (the input radius).
     ps : list of Fraction, optional
         Schatten indices in [0, 2] (default: the grid ``p_grid(p_grid_m)``).
     p_grid_m : int
@@ -72,6 +73,12 @@ def covering_report(W: Any, *, eps: Any, rows: int, rho: Any = 1, ps: list[Fract
     (2, 'auto', '1')
     """
     mode = spectrum_mode_keyword(spectrum_mode, mode)
+    # ε ≤ 0 or ρ ≤ 0 would give the trivial ball [-∞, ∞]: a bad input, refused
+    for what, value in (("eps", eps), ("rho", rho)):
+        if not parse_number(value, what) > 0:
+            raise OptionError(f"`{what}` must be > 0, got {value!r}")
+    if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
+        raise OptionError(f"`rows` must be a positive integer, got {rows!r}")
     W = np.asarray(W)
     if W.ndim != 2 or W.size == 0:
         raise ValueError(f"{name}: expected a non-empty 2-D array, got shape {W.shape}")
