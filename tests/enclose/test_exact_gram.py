@@ -574,3 +574,67 @@ def test_singular_values_at_the_smallest_normal_are_enclosed(k, monkeypatch):
         for mode in ("auto", "fast", "gram"):
             (enc,) = enclose_singular_values_of_products([A], [B], mode=mode)
             check_known(enc, spec, ("product", mode, k))
+
+
+# ------------------------------------- e: Lemma 3.4, the symmetric residual
+
+
+def _symmetric_residual_case(rng, m, r, kind=None):
+    U = rng.standard_normal((m, r))
+    lam = rng.standard_normal(r) * float(rng.choice([1.0, 2.0**-600, 2.0**300]))
+    kind = int(rng.integers(0, 7)) if kind is None else kind
+    if kind == 0:  # one heavy row: ‖N_U‖_∞ ≫ ρ(N_U)
+        U[0] *= 2.0 ** int(rng.integers(3, 30))
+    elif kind == 1:  # graded rows
+        U *= np.ldexp(1.0, rng.integers(-20, 20, (m, 1)))
+    elif kind in (2, 5, 6):
+        U = rng.integers(-3, 4, (m, r)) * 2.0**-10
+        lam = rng.integers(-3, 4, r).astype(float)
+    with np.errstate(all="ignore"):
+        P = U @ (lam[:, None] * U.T)
+    if kind == 3:  # G unrelated to U, λ (any symmetric float matrix)
+        G = rng.standard_normal((m, m))
+        G = np.triu(G) + np.triu(G, 1).T
+    else:  # G = the mirrored upper triangle of the kernel's own products: the computed upper residual is 0
+        G = np.triu(P) + np.triu(P, 1).T
+        if kind == 4:
+            G = G + np.diag(rng.standard_normal(m)) * 2.0**-40
+        if kind == 5:  # R ≈ 𝟙𝟙ᵀ: ‖R‖₂ = ‖R‖_∞ = ‖R‖_F = m, every row and square of R̃ counts
+            G = G + 1.0
+        if kind == 6:  # R ≈ vvᵀ, v = 1 on the last 8 rows, ½ above: the largest rows lie in the last block
+            v = np.where(np.arange(m) >= m - 8, 1.0, 0.5)
+            G = G + np.outer(v, v)
+    return G, U, lam
+
+
+def _check_symmetric_residual(seed: int, cases: int, max_m: int, min_m: int = 1, kind=None) -> None:
+    from certbound.ball import float_upper
+    from tests.enclose.exact_inertia import norm_at_most, residual
+
+    rng = np.random.default_rng(seed)
+    for _ in range(cases):
+        m, r = int(rng.integers(min_m, max_m + 1)), int(rng.integers(1, 5))
+        G, U, lam = _symmetric_residual_case(rng, m, r, kind)
+        if not np.all(np.isfinite(G)):
+            continue
+        chunk = int(rng.choice([128, 1, 2]))
+        e = fperror.symmetric_residual_norm_bound(G, U, lam, chunk=chunk, symmetric=True)
+        eu = float_upper(e)
+        if not math.isfinite(eu):
+            continue
+        assert norm_at_most(residual(G, U, lam, U), Fraction(eu)), (G.tolist(), U.tolist(), lam.tolist(), chunk)
+
+
+@pytest.mark.skipif(not hasattr(fperror, "symmetric_residual_norm_bound"), reason="no Lemma 3.4 in this tree")
+def test_symmetric_residual_bound_exact():
+    # Lemma 3.4 (proofs/enclosure.md §3): one block below 33 rows, several above (nb ≥ 32), inner chunks 1, 2.
+    _check_symmetric_residual(441, 40, 12)
+    for kind in (5, 6):  # two column blocks (nb = 32): the mirrored row sums and doubled squares count
+        _check_symmetric_residual(442, 1, 40, min_m=40, kind=kind)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(fperror, "symmetric_residual_norm_bound"), reason="no Lemma 3.4 in this tree")
+@pytest.mark.parametrize("seed", range(4))
+def test_symmetric_residual_bound_exact_sweep(seed):
+    _check_symmetric_residual(4500 + seed, 600, 20)
