@@ -55,6 +55,7 @@ __all__ = [
     "norms_and_schatten_intervals",
     "Interval",
     "FLOAT_SCHATTEN_MAX_ROOTS",
+    "FLOAT_SCHATTEN_MAX_DENOMINATOR",
     "as_arb_exponent",
 ]
 
@@ -96,12 +97,15 @@ def _exponent_of_string(p: str) -> arb:
 
 
 #: A spectral sum as :func:`norms_and_schatten_intervals` returns it: float ends ``(lo, hi)`` with
-#: ``lo ≤ value ≤ hi`` (Lemma 8.2), or an Arb ball where the float evaluation does not apply.
+#: ``lo ≤ value ≤ hi`` (Lemmas 8.2, 8.3), or an Arb ball where no float evaluation applies.
 Interval = Union[Tuple[float, float], arb]
 
 #: S_p with p = a/2^j (an exact dyadic) is evaluated from the float ends of the σᵢ (Lemma 8.2,
 #: proofs/enclosure.md §8) when j is at most this; other exponents go through Arb per σᵢ.
 FLOAT_SCHATTEN_MAX_ROOTS = 8
+
+#: A rational p = a/b that Lemma 8.2 does not take is evaluated in floats (Lemma 8.3) when b is at most this.
+FLOAT_SCHATTEN_MAX_DENOMINATOR = 1 << 10
 
 
 def _pow_interval(x: arb, p: arb) -> arb:
@@ -149,13 +153,40 @@ def _dyadic_key(x: arb) -> Fraction | None:
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
+def _rational_exponent(q: Fraction | None) -> tuple[int, int] | None:
+    """``(a, b)`` with ``q = a/b`` in lowest terms, for a q ∈ (0, 2] that Lemma 8.2 does not take and b ≤ FLOAT_SCHATTEN_MAX_DENOMINATOR.
+
+    >>> _rational_exponent(Fraction(1, 3)), _rational_exponent(Fraction(1, 2)), _rational_exponent(Fraction(1, 2**20 + 1))
+    ((1, 3), None, None)
+    """
+    if q is None or not 0 < q <= 2 or _dyadic_exponent(q) is not None or q.denominator > FLOAT_SCHATTEN_MAX_DENOMINATOR:
+        return None
+    return q.numerator, q.denominator
+
+
+def _exact_exponent(p: Any, pa: arb) -> Fraction | None:
+    """The exact rational value of the exponent p as :func:`as_arb_exponent` reads it (None if not known exactly)."""
+    if isinstance(p, arb):
+        return _dyadic_key(p)
+    if isinstance(p, (int, np.integer)):
+        return Fraction(int(p))
+    if isinstance(p, str):
+        return Fraction(p)  # the parse as_arb_exponent made (it succeeded)
+    if isinstance(p, Fraction):
+        return p
+    if hasattr(p, "as_integer_ratio"):
+        return Fraction(*p.as_integer_ratio())
+    return _dyadic_key(pa)
+
+
 class _Exponent(NamedTuple):
-    """A validated Schatten index: the ball, its exact value and dyadic form (None if not exact / not dyadic)."""
+    """A validated Schatten index: its ball, exact value, and the float evaluation that applies (None: not that one)."""
 
     ball: arb
     key: Fraction | None
-    dyadic: tuple[int, int] | None
+    dyadic: tuple[int, int] | None  # (a, j), p = a/2^j: Lemma 8.2
     ident: tuple[int, int] | None  # (numerator, denominator) of key: a cheap dict key
+    rational: tuple[int, int] | None = None  # (a, b), p = a/b not dyadic: Lemma 8.3
 
 
 def _exponent(p: Any) -> _Exponent:
@@ -176,8 +207,9 @@ def _make_exponent(p: Any) -> _Exponent:
     with working_precision():
         if not (pa == 0 or (pa > 0 and pa <= 2)):
             raise ValueError(f"Schatten index p must be 0 or in (0, 2], got {p!r}")
-    key = _dyadic_key(pa)
-    return _Exponent(pa, key, _dyadic_exponent(key), None if key is None else (key.numerator, key.denominator))
+    key = _exact_exponent(p, pa)
+    return _Exponent(pa, key, _dyadic_exponent(key), None if key is None else (key.numerator, key.denominator),
+                     _rational_exponent(key))
 
 
 _exponent_cached = functools.lru_cache(maxsize=256)(_make_exponent)
@@ -286,18 +318,146 @@ def _schatten_float_sum(lo: np.ndarray, hi: np.ndarray, a: int, j: int) -> tuple
     return max(math.nextafter(s_lo, -math.inf), 0.0), s_hi
 
 
+def _directed_int_power(x: np.ndarray, n: int, up: bool) -> np.ndarray:
+    """Floats ≥ x^n (``up``) or ≤ x^n entrywise, n ≥ 1, x ≥ 0: square-and-multiply, one step outward per product.
+
+    Lemma 8.3 (proofs/enclosure.md §8). Upward, an overflow gives +∞; downward
+    it gives the largest float, still ≤ the exact product.
+    """
+    step = _step_up if up else _step_down
+    out: np.ndarray | None = None
+    while True:
+        if n & 1:
+            out = x if out is None else step(out * x)
+        n >>= 1
+        if not n:
+            assert out is not None
+            return out
+        x = step(x * x)
+
+
+#: Lemma 8.3 tries the candidates pred^k / succ^k of numpy's power at these k (then gives up: Arb).
+_ROOT_CANDIDATE_STEPS = (1, 2, 4, 8, 16)
+
+
+def _power_candidate(t: np.ndarray, a: int, b: int) -> np.ndarray:
+    """An approximation of t^(a/b) (its accuracy is not assumed anywhere: Lemma 8.3 verifies what it keeps).
+
+    Computed on t = m·2^(bq + rem), rem ∈ [0, b), as (m·2^rem)^(a/b)·2^(aq), so that the rounding of the
+    exponent a/b costs little (its effect grows with |log t|).
+    """
+    m, e = np.frexp(t)
+    q, rem = np.divmod(e, b)
+    return np.ldexp(np.power(np.ldexp(m, rem), a / b), q * a)
+
+
+def _verified_power_bounds(t: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Floats ``c ≤ t^(a/b) ≤ d`` entrywise for floats t > 0, each end proved by exact comparison (Lemma 8.3).
+
+    ``r ≈ t^(a/b)`` from ``numpy.power`` is only a candidate (no accuracy assumed);
+    ``c = pred^k(r)`` is accepted once ``⌈c^b⌉ ≤ ⌊t^a⌋`` and ``d = succ^k(r)``
+    once ``⌊d^b⌋ ≥ ⌈t^a⌉`` (directed integer powers, :func:`_directed_int_power`),
+    the first k of :data:`_ROOT_CANDIDATE_STEPS` that passes, per entry.
+
+    Parameters
+    ----------
+    t : numpy.ndarray
+        Positive finite floats.
+    a, b : int
+        p = a/b, a, b ≥ 1.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray) or None
+        ``c`` and ``d``; None if some entry passed no candidate or t^a overflows.
+
+    >>> c, d = _verified_power_bounds(np.array([8.0, 2.0]), 1, 3)
+    >>> bool(c[0] <= 2 <= d[0]), bool(c[1] ** 3 <= 2 <= d[1] ** 3)
+    (True, True)
+    """
+    with np.errstate(all="ignore"):
+        r = _power_candidate(t, a, b)
+        ta_lo = _directed_int_power(t, a, up=False)
+        ta_hi = _directed_int_power(t, a, up=True)
+        if not (np.isfinite(r).all() and np.isfinite(ta_hi).all()):
+            return None
+        c = d = r
+        lo, hi = np.zeros_like(t), np.zeros_like(t)
+        lo_ok, hi_ok = np.zeros(t.shape, dtype=bool), np.zeros(t.shape, dtype=bool)
+        for k in range(1, _ROOT_CANDIDATE_STEPS[-1] + 1):
+            c, d = _step_down(c), _step_up(d)
+            if k not in _ROOT_CANDIDATE_STEPS:
+                continue
+            new = ~lo_ok & (_directed_int_power(c, b, up=True) <= ta_lo)
+            lo, lo_ok = np.where(new, c, lo), lo_ok | new
+            new = ~hi_ok & np.isfinite(d) & (_directed_int_power(d, b, up=False) >= ta_hi)
+            hi, hi_ok = np.where(new, d, hi), hi_ok | new
+            if lo_ok.all() and hi_ok.all():
+                return lo, hi
+    return None
+
+
+def _schatten_rational_sum(lo: np.ndarray, hi: np.ndarray, a: int, b: int) -> tuple[float, float] | None:
+    """``(s_lo, s_hi)`` floats with ``s_lo ≤ Σσᵢ^p ≤ s_hi`` for p = a/b, from ends ``lo ≤ σᵢ ≤ hi`` (Lemma 8.3).
+
+    ``loᵢ^p`` is bounded below by :func:`_verified_power_bounds`' c (0 for
+    loᵢ = 0), ``hiᵢ^p`` above by its d; the sums are ``math.fsum`` one step
+    outward, as in :func:`_schatten_float_sum`. None if a bound could not be
+    verified or overflows.
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        Float ends of the σᵢ, ``0 ≤ lo``, ``0 < hi`` finite.
+    a, b : int
+        p = a/b.
+
+    Returns
+    -------
+    (float, float) or None
+        The two ends, ``s_lo ≥ 0``.
+
+    >>> s_lo, s_hi = _schatten_rational_sum(np.array([8.0, 0.0]), np.array([8.0, 1.0]), 1, 3)   # 8^(1/3) + [0, 1]
+    >>> s_lo <= 2 and 3 <= s_hi, s_hi - s_lo < 1 + 1e-14
+    (True, True)
+    """
+    if not hi.size:
+        return 0.0, 0.0
+    pos = lo > 0
+    n_pos = int(np.count_nonzero(pos))
+    bounds = _verified_power_bounds(np.concatenate([lo[pos], hi]), a, b)
+    if bounds is None:
+        return None
+    L = np.zeros_like(lo)
+    L[pos] = bounds[0][:n_pos]
+    H = bounds[1][n_pos:]
+    try:
+        s_lo, s_hi = math.fsum(L.tolist()), math.fsum(H.tolist())
+    except (OverflowError, ValueError):
+        return None
+    s_hi = math.nextafter(s_hi, math.inf)
+    if not math.isfinite(s_hi):
+        return None
+    return max(math.nextafter(s_lo, -math.inf), 0.0), s_hi
+
+
 _UNSET: Any = object()
 
 
 def _schatten_interval(enc: SingularValueEnclosure, p: _Exponent, ends: Any = _UNSET) -> Interval:
-    """S_p (p > 0) as float ends when Lemma 8.2 applies, else the per-σ Arb sum over the σᵢ not proved 0.
+    """S_p (p > 0) as float ends when Lemma 8.2 or 8.3 applies, else the per-σ Arb sum over the σᵢ not proved 0.
 
     ``ends``: :func:`_float_ends` of ``enc`` if already computed.
     """
-    if p.dyadic is not None:
+    if p.dyadic is not None or p.rational is not None:
         if ends is _UNSET:
             ends = _float_ends(enc)
-        out = None if ends is None else _schatten_float_sum(ends[0], ends[1], *p.dyadic)
+        if ends is None:
+            out = None
+        elif p.dyadic is not None:
+            out = _schatten_float_sum(ends[0], ends[1], *p.dyadic)
+        else:
+            out = _schatten_rational_sum(ends[0], ends[1], *p.rational)
         if out is not None:
             return out
     with working_precision():
@@ -394,7 +554,9 @@ def schatten_quantity(enc: SingularValueEnclosure, p: Any) -> arb:
     nonzero σᵢ, evaluated on the enclosures (t ↦ t^p is increasing): from the
     float ends for an exact dyadic p = a/2^j with j ≤
     :data:`FLOAT_SCHATTEN_MAX_ROOTS` (0.5, 1, 2, 0.25, 1.5, …: Lemma 8.2,
-    proofs/enclosure.md §8), per σᵢ in Arb for any other p.
+    proofs/enclosure.md §8) or an exact rational a/b with b ≤
+    :data:`FLOAT_SCHATTEN_MAX_DENOMINATOR` ("1/3", "0.3": Lemma 8.3), per σᵢ
+    in Arb for any other p (or when a float bound overflows).
 
     Parameters
     ----------
@@ -430,10 +592,11 @@ def _schatten_or_rank(enc: SingularValueEnclosure, p: _Exponent, ends: Any = _UN
 
 @under_float_model
 def norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[Interval, Interval, list[Interval]]:
-    """‖W‖_F, ‖W‖_* and S_p for each p in ``ps``, as float ends where Lemma 8.2 applies.
+    """‖W‖_F, ‖W‖_* and S_p for each p in ``ps``, as float ends where Lemma 8.2 or 8.3 applies.
 
     Each value is an :data:`Interval`: a pair of floats ``(lo, hi)`` with
-    ``lo ≤ value ≤ hi`` (S_p for an exact dyadic p by Lemma 8.2, ‖W‖_* = S₁,
+    ``lo ≤ value ≤ hi`` (S_p for an exact dyadic p by Lemma 8.2, for another
+    exact rational with a small denominator by Lemma 8.3, ‖W‖_* = S₁,
     ‖W‖_F = √S₂ with correctly rounded square roots one step outward), or an
     Arb ball (other p; the rank interval at p = 0). Each distinct exact
     exponent is summed once. :func:`norms_and_schatten` gives the same

@@ -150,7 +150,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
         heads.clear()
 
     # One BLAS thread for the small products and norms (the kernel raises it for big SVDs); the float
-    # environment checked once for every record's float evaluations (Lemma 8.2), not once per record.
+    # environment checked once for every record's float evaluations (Lemmas 8.2, 8.3), not once per record.
     with single_threaded(), float_model_scope():
         for m, enc, facs, msgs in enclose_theory_matrices(ms, mode):
             if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)
@@ -235,8 +235,8 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
         if m.logit_scale_d != 1:
             enc = scaled_enclosure(enc, scale)
             n21 = n21 * scale
-        # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemma 8.2, proofs/enclosure.md §8; σᵢ proved 0 are
-        # skipped), printed straight from those ends; a ball where Lemma 8.2 does not apply (other p).
+        # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemmas 8.2, 8.3, proofs/enclosure.md §8; σᵢ proved 0 are
+        # skipped), printed straight from those ends; a ball where neither lemma applies (other p).
         ps = list(ps)
         fro, nuclear, s_ps = _norms_and_schatten_intervals(enc, ps)
         schatten = {str(p): _quantity_json(v) for p, v in zip(ps, s_ps)}

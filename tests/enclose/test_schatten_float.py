@@ -112,7 +112,7 @@ def _check_against_references(enc, p: Fraction, got) -> None:
     assert Fraction(hi_g) <= old_hi * Fraction(f)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", [*range(20), *(pytest.param(s, marks=pytest.mark.slow) for s in range(20, 100))])
 def test_float_schatten_sums_contain_exact_sums_and_are_within_the_stated_factor(seed):
     rng = random.Random(seed)
     lo, hi = _random_ends(rng, rng.choice([1, 2, 3, 7, 40, 384]), rng.choice([-400, -20, 0, 3, 60, 400]))
@@ -181,9 +181,12 @@ def test_zero_matrix_and_proved_zero_sigmas_give_exact_zero():
 def test_non_dyadic_p_and_unusable_ends_go_through_arb():
     rng = np.random.default_rng(3)
     enc = enclose_singular_values(rng.standard_normal((6, 8)))
-    for p in ["1/3", "0.3", 0.3, Fraction(1, 1024)]:  # 0.3 as a float is dyadic with j = 54 > 8
+    for p in [0.3, Fraction(1, 2**11), Fraction(1, 1031), arb(1) / 3]:  # 0.3 as a float is a/2^54; inexact ball
         _, _, (got,) = norms_and_schatten_intervals(enc, [p])
         assert not isinstance(got, tuple)
+    for p in ["1/3", "0.3", Fraction(1, 1024), "2/3", "1e-3"]:  # rationals with b ≤ 1024: Lemma 8.3
+        _, _, (got,) = norms_and_schatten_intervals(enc, [p])
+        assert isinstance(got, tuple)
     # infinite upper ends (a trivial enclosure): Arb, [.., inf]
     z = arb(0)
     triv = _build_from_bounds((2, 2), np.array([1.0, 0.0]), np.array([np.inf, np.inf]), "fast", z, z, z, 2)
@@ -306,22 +309,23 @@ def test_record_prints_the_float_ends():
     from certbound.pipeline._spectrum import certify_theory_matrix
 
     W = np.random.default_rng(4).standard_normal((5, 7))
-    rec = certify_theory_matrix(TheoryMatrix(0, None, "M_in", W.shape, dense=W), ps=["0.5", "1", "2", "1/3"])
+    ps = ["0.5", "1", "2", "1/3", "1/2048"]
+    rec = certify_theory_matrix(TheoryMatrix(0, None, "M_in", W.shape, dense=W), ps=ps)
     enc = enclose_singular_values(W, mode="auto")
-    fro, nuc, sps = norms_and_schatten_intervals(enc, ["0.5", "1", "2", "1/3"])
+    fro, nuc, sps = norms_and_schatten_intervals(enc, ps)
     assert rec["frobenius_norm"] == float_interval_to_json(*fro)
     assert rec["nuclear_norm"] == float_interval_to_json(*nuc)
-    for p, v in zip(["0.5", "1", "2"], sps):
+    for p, v in zip(ps[:4], sps):
         assert rec["schatten"][p] == float_interval_to_json(*v)
-    assert rec["schatten"]["1/3"] == ball_to_json(sps[3])
+    assert rec["schatten"]["1/2048"] == ball_to_json(sps[4])  # neither lemma: the Arb ball
     with mpmath.workprec(300):
         s = mpmath.svd_r(mpmath.matrix(W.tolist()), compute_uv=False)
         truth = {"0.5": sum(mpmath.sqrt(v) for v in s), "1": sum(s), "2": sum(v**2 for v in s),
-                 "1/3": sum(mpmath.cbrt(v) for v in s)}
-    for p, t in truth.items():
-        d = rec["schatten"][p]
-        assert mpmath.mpf(Fraction(d["lower"]).numerator) / Fraction(d["lower"]).denominator <= t
-        assert mpmath.mpf(Fraction(d["upper"]).numerator) / Fraction(d["upper"]).denominator >= t
+                 "1/3": sum(mpmath.cbrt(v) for v in s), "1/2048": sum(v ** (mpmath.mpf(1) / 2048) for v in s)}
+        for p, t in truth.items():
+            d = rec["schatten"][p]
+            lo, hi = Fraction(d["lower"]), Fraction(d["upper"])
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= t <= mpmath.mpf(hi.numerator) / hi.denominator
 
 
 def test_frobenius_ends_of_single_sigmas_enclose_them():
@@ -386,3 +390,106 @@ def test_ball_to_json_midpoint_widening_near_the_skip_threshold():
         assert got == ref, (f, off, r)
         n_widened += not lower_fraction(x) <= Fraction(got["mid"]) <= upper_fraction(x)
     assert n_widened > 100  # the widening case is exercised
+
+
+RATIONAL_PS = [Fraction(1, 3), Fraction(2, 3), Fraction(3, 10), Fraction(5, 3), Fraction(1, 1000), Fraction(7, 5),
+               Fraction(1, 7), Fraction(1023, 1024), Fraction(2, 1023)]
+
+
+@pytest.mark.parametrize("seed", [*range(8), *(pytest.param(s, marks=pytest.mark.slow) for s in range(8, 60))])
+def test_rational_schatten_sums_contain_exact_sums_and_stay_narrow(seed):
+    rng = random.Random(100 + seed)
+    scale = rng.choice([-300, -20, 0, 3, 60, 300])
+    lo, hi = _random_ends(rng, rng.choice([1, 2, 5, 40, 384]), scale)
+    enc = _synthetic(lo, hi)
+    for p in RATIONAL_PS:
+        _, _, (got,) = norms_and_schatten_intervals(enc, [p])
+        if np.all(enc.upper == 0):
+            assert got == (0.0, 0.0)
+            continue
+        if not isinstance(got, tuple):
+            # t^a or c^b left the float range (no scaling is tried): the Arb evaluation, which must contain
+            assert abs(scale) == 300 or p.numerator * p.denominator > 1000
+            keep = enc.upper > 0
+            lo_b, hi_b = _iv_sum(enc.lower[keep].tolist(), p), _iv_sum(enc.upper[keep].tolist(), p)
+            glo, ghi = lower_fraction(got), upper_fraction(got)
+            with mpmath.workprec(3000):
+                assert mpmath.mpf(glo.numerator) / glo.denominator <= lo_b.a
+                assert mpmath.mpf(ghi.numerator) / ghi.denominator >= hi_b.b
+            continue
+        keep = enc.upper > 0
+        assert mpmath.mpf(got[0]) <= _iv_sum(enc.lower[keep].tolist(), p).a
+        assert mpmath.mpf(got[1]) >= _iv_sum(enc.upper[keep].tolist(), p).b
+        # width: both candidates verified for every end, so each term is within 2·(k_c + k_d) ≤ 64 units of u
+        old = _per_sigma_arb(enc, p)
+        f = Fraction(math.exp((64 + 2 * float(p) + 3) * U))
+        old_lo, old_hi = lower_fraction(old), upper_fraction(old)
+        assert Fraction(got[0]) >= old_lo / f if old_lo > 0 else got[0] >= 0
+        assert Fraction(got[1]) <= old_hi * f
+
+
+def test_verified_power_bounds_single_values():
+    from certbound.enclose.quantities import _verified_power_bounds
+
+    rng = random.Random(11)
+    for a, b in [(1, 3), (2, 3), (3, 10), (5, 3), (1, 1000), (1, 7)]:
+        t = np.array([rng.uniform(0.5, 1) * 2.0 ** rng.randint(-200, 200) for _ in range(300)] + [8.0, 27.0, 1.0])
+        c, d = _verified_power_bounds(t, a, b)
+        for ti, ci, di in zip(t.tolist(), c.tolist(), d.tolist()):
+            # c ≤ t^(a/b) ≤ d  ⟺  c^b ≤ t^a ≤ d^b, decided exactly
+            assert Fraction(ci) ** b <= Fraction(ti) ** a <= Fraction(di) ** b
+            assert di <= ci * (1 + 70 * U)  # a few dozen ulps at most
+    # t^a overflows a float: no float bounds (the caller then uses Arb)
+    assert _verified_power_bounds(np.array([1e300]), 5, 3) is None
+
+
+def test_rational_path_on_kernel_enclosure_and_huge_values():
+    rng = np.random.default_rng(12)
+    enc = enclose_singular_values(rng.standard_normal((10, 20)) * np.logspace(0, -6, 10)[:, None])
+    for p in RATIONAL_PS:
+        _, _, (got,) = norms_and_schatten_intervals(enc, [p])
+        if p.numerator * p.denominator > 1000:  # (1e-6)^1023 underflows: Arb
+            continue
+        assert isinstance(got, tuple)
+        _check_reference_only(enc, p, got)
+    big = _synthetic(np.array([1e300, 1e250]), np.array([1e300, 1e250]))
+    _, _, (got,) = norms_and_schatten_intervals(big, [Fraction(5, 3)])  # t^5 overflows: Arb
+    assert not isinstance(got, tuple)
+    with working_precision(3000):
+        truth = arb(1e300) ** (arb(5) / 3) + arb(1e250) ** (arb(5) / 3)
+        assert got.overlaps(truth) and got.lower() <= truth.lower() and got.upper() >= truth.upper()
+
+
+def _check_reference_only(enc, p, got) -> None:
+    keep = enc.upper > 0
+    assert mpmath.mpf(got[0]) <= _iv_sum(enc.lower[keep].tolist(), p).a
+    assert mpmath.mpf(got[1]) >= _iv_sum(enc.upper[keep].tolist(), p).b
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_verified_power_bounds_survive_bad_candidates(seed, monkeypatch):
+    # The candidate is only a guess: off by up to ±40 units of u (or worse), the accepted ends must still be
+    # bounds, decided exactly.
+    import certbound.enclose.quantities as q
+
+    rng = np.random.default_rng(seed)
+    good = q._power_candidate
+
+    def bad(t, a, b):
+        r = good(t, a, b)
+        return r * (1 + rng.integers(-40, 41, r.shape) * U) * np.where(rng.random(r.shape) < 0.05, 1.5, 1.0)
+
+    monkeypatch.setattr(q, "_power_candidate", bad)
+    for a, b in [(1, 3), (2, 3), (3, 10), (5, 3), (1, 7)]:
+        t = np.ldexp(rng.uniform(1, 2, 400), rng.integers(-100, 100, 400))
+        out = q._verified_power_bounds(t, a, b)
+        if out is None:
+            continue  # a candidate 1.5× off passes no step: the caller uses Arb
+        for ti, ci, di in zip(t.tolist(), out[0].tolist(), out[1].tolist()):
+            assert Fraction(ci) ** b <= Fraction(ti) ** a <= Fraction(di) ** b
+    monkeypatch.setattr(q, "_power_candidate", lambda t, a, b: good(t, a, b) * (1 + rng.integers(-6, 7, t.shape) * U))
+    for a, b in [(1, 3), (2, 3), (3, 10), (5, 3), (1, 7)]:
+        t = np.ldexp(rng.uniform(1, 2, 400), rng.integers(-100, 100, 400))
+        c, d = q._verified_power_bounds(t, a, b)  # ±6 u: always within the 16 steps
+        for ti, ci, di in zip(t.tolist(), c.tolist(), d.tolist()):
+            assert Fraction(ci) ** b <= Fraction(ti) ** a <= Fraction(di) ** b
