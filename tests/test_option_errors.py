@@ -8,6 +8,7 @@ re-spells it with the command's flags.
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import pickle
 import re
@@ -41,6 +42,7 @@ def _callee(node: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
+@functools.lru_cache(maxsize=None)
 def _library_messages() -> list[tuple[str, int, str]]:
     """(module, line, text) of every message outside the CLI layer: raises, warnings, exceptions built anywhere."""
     out = []
