@@ -73,9 +73,10 @@ UNSCALED_EXPONENT_RANGE = 256
 #: Chunk lengths b of the Gram route's chunked products (Lemma 2.5 of
 #: proofs/enclosure.md: error constant γ_{b+q} for q chunks): the SYRK of Ĝ
 #: (β), the SYRK of UᵀU (α) and the inner dimension of the residual (e).
-#: Measured in proofs/enclosure-gram.md §5: at these sizes the chunks cost
-#: little time and make α, β, e several times smaller than with 256.
-GRAM_CHUNK = 128
+#: Measured (proofs/enclosure-gram.md §5): 128 for α and e costs ≈ nothing and
+#: makes them 2–5× smaller; for Ĝ every chunk rewrites the m×m output, so
+#: 128 instead of 256 cost 7 % of the SYRK at 768×3072 under load — Ĝ keeps 256.
+GRAM_CHUNK = 256
 ALPHA_CHUNK = 128
 RESIDUAL_CHUNK = 128
 
@@ -233,6 +234,7 @@ def rounded_gram(
     if m == 0:
         return np.zeros((0, 0), order="F"), arb(0)
     z = np.zeros(m)  # running fl(Σ_C |Ws_C| y_C): after _inflate, ≥ N𝟙
+    ones = np.ones(m)
     bufs: dict[int, np.ndarray] = {}
     with np.errstate(over="ignore", invalid="ignore"):
         for a, b in _gram_chunks(n, chunk):
@@ -248,9 +250,9 @@ def rounded_gram(
                 G = fperror.syrk_rows_upper(Wc)
             else:
                 Gc = fperror.syrk_rows_upper(Wc, out=Gc if Gc is not None else np.zeros((m, m), order="F"))
-                G += Gc  # one rounded addition per entry and chunk
-            aW = np.abs(Wc, out=buf)  # one chunk of |Ws| (≤ m × CHUNK when chunked)
-            y = fperror._inflate(aW.sum(axis=0), m)  # ≥ |Ws_C|ᵀ𝟙, complete within the chunk
+                G += Gc  # one rounded addition per entry and chunk (a full add: faster than upper blocks)
+            aW = np.abs(Wc, out=buf)  # one chunk of |Ws| (≤ m × chunk when chunked)
+            y = fperror._inflate(ones @ aW, m)  # ≥ |Ws_C|ᵀ𝟙 (products by 1 are exact), complete within the chunk
             z += aW @ y
         del Gc
         if G is None:
