@@ -146,6 +146,23 @@ def _random_internals(rng, monkeypatch) -> None:
     monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_BYTES", int(rng.choice([2**23, 8, 40])))
     if hasattr(gram, "BLOCK_ENTRIES"):
         monkeypatch.setattr(gram, "BLOCK_ENTRIES", int(rng.choice([1 << 18, 1, 3, 7])))
+    _gram_chunks(monkeypatch, int(rng.choice([128, 1, 2, 3])), int(rng.choice([128, 1, 2, 3])),
+                 int(rng.choice([128, 1, 2, 3])))
+
+
+def _gram_chunks(monkeypatch, gram_chunk: int, alpha_chunk: int, residual_chunk: int) -> None:
+    """The Gram route's chunk lengths (Lemma 2.5): Ĝ's column chunks, UᵀU's row chunks, the residual's inner chunks."""
+    for name, value in (("ALPHA_CHUNK", alpha_chunk), ("RESIDUAL_CHUNK", residual_chunk)):
+        if hasattr(gram, name):
+            monkeypatch.setattr(gram, name, value)
+    if hasattr(gram, "GRAM_CHUNK"):  # rounded_gram's default is bound at definition: wrap it
+        orig = gram.rounded_gram.__wrapped__ if hasattr(gram.rounded_gram, "__wrapped__") else gram.rounded_gram
+
+        def rounded_gram(Ws, extra_residual=None, chunk=gram_chunk):
+            return orig(Ws, extra_residual, chunk=chunk)
+
+        rounded_gram.__wrapped__ = orig
+        monkeypatch.setattr(gram, "rounded_gram", rounded_gram)
 
 
 # --------------------------------------------------- whole enclosures, known σ
@@ -451,27 +468,34 @@ def _exact_small_gram(W: np.ndarray) -> list:
     return [[Fraction(int(v)) * scale for v in row] for row in P]
 
 
-@pytest.mark.parametrize("n", [300, 1500, 5000])
+@pytest.mark.parametrize("n", [1200, 2500])
 def test_gram_rounding_of_long_same_sign_dot_products_is_covered(n, monkeypatch):
-    # A few rows of n same-sign full-mantissa entries: fl(WWᵀ) carries an accumulated rounding
-    # error of many units in the last place, far more than the γ₂·|λ| a-priori term of e (eigh
-    # of an m×m matrix, m ≤ 3, is nearly exact): only β = γ_k‖|W||W|ᵀ‖₂ + 4nmη covers it.
+    # One or two rows of n same-sign full-mantissa entries, Ĝ as a running sum of many chunk SYRKs:
+    # fl(WWᵀ) then carries an accumulated rounding error of tens of units in the last place, far more
+    # than e's γ_{b+1}ρ(N_U) and α's terms (eigh of a 1×1 or 2×2 matrix is nearly exact): only
+    # β = γ_k‖|W||W|ᵀ‖₂ + 4nmη covers it. The test asserts that it did exercise such an error.
     rng = np.random.default_rng(n)
+    worst = Fraction(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for trial in range(6):
-            monkeypatch.setattr(fperror, "CHUNK", [256, 256, 16, 7, 256, 256][trial])
-            m = 1 + trial % 3
+        for trial in range(8):
+            c = [1, 3, 1, 7, 3, 1, 128, 2][trial]
+            _gram_chunks(monkeypatch, c, c, c)
+            m = 1 + trial % 2
             W = 1 + rng.integers(1, 2**52, (m, n)) * 2.0**-52
             W = W * float(rng.choice([1.0, 2.0**-530, 2.0**200, 2.0**-1000]))
-            if trial % 2:
+            if trial % 3 == 2:
                 W = W.T.copy()  # tall: its Gram matrix is WᵀW
             G = _exact_small_gram(W)
+            Gh, _ = gram.rounded_gram(W if W.shape[0] <= W.shape[1] else W.T)
+            worst = max(worst, abs(Fraction(float(Gh[0, 0])) - G[0][0]) / G[0][0])
             for mode in GRAM_MODES:
                 enc = enclose_singular_values(W, mode=mode)
                 for i in range(min(W.shape)):
                     lo, hi = _ends(enc.sigma[i])
                     assert hi is not None and singular_value_in(G, i, lo, hi), (mode, n, trial, i, str(enc.sigma[i]))
+    if hasattr(gram, "GRAM_CHUNK"):
+        assert worst > 8 * Fraction(2) ** -53, float(worst)  # the rounding of Ĝ mattered
 
 
 # ------------------------------------------ per-head products, inertia
