@@ -504,6 +504,18 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
     outward bounds). ``exact`` gives both endpoints exactly as ``"m*2^e"``
     (or ``"m"``) strings, ``"-inf"``/``"inf"`` when unbounded.
 
+    Parameters
+    ----------
+    x : arb
+        Any ball (finite or not).
+    digits : int
+        Significant digits of the decimal ``lower``/``upper`` strings.
+
+    Returns
+    -------
+    dict
+        ``{"lower", "upper", "mid", "exact": {"lower", "upper"}}`` (``mid`` None for an unbounded ball).
+
     >>> ball_to_json(arb_from_float(0.25))["exact"]
     {'lower': '1*2^-2', 'upper': '1*2^-2'}
     >>> d = ball_to_json(arb(1) / 3)   # no float lies within 1/3 ± 2^-53·ulp

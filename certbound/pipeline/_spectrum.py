@@ -121,6 +121,22 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     (stacked QRs, batched core SVDs, stacked bounds: proofs/enclosure.md
     §10); each record is the one :func:`certify_theory_matrix` gives.
 
+    Parameters
+    ----------
+    ms : iterable of TheoryMatrix
+        The matrices (dense, or per-head products as exact factors).
+    mode : str
+        Certificate mode of the kernel (default ``"auto"``).
+    ps : iterable
+        Schatten indices for ``"schatten"`` (0 or in (0, 2]; exact strings or numbers).
+    include_sigma : bool
+        Keep each record's ``"sigma"`` list.
+
+    Returns
+    -------
+    list of dict
+        One record per matrix, in input order.
+
     >>> import numpy as np
     >>> from certbound.checkpoints import TheoryMatrix
     >>> rng = np.random.default_rng(0)
@@ -223,7 +239,30 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
             n21: Any = None) -> dict[str, Any]:
     """The JSON-ready record of one certified matrix (see :func:`certify_theory_matrix`).
 
-    ``n21``: ‖·‖_{2,1} of the stored matrix if already computed (a ball), else computed here.
+    Runs inside :func:`certbound.ball.float_model_scope` (its caller's): the
+    spectral sums are float evaluations (Lemmas 8.2, 8.3).
+
+    Parameters
+    ----------
+    m : TheoryMatrix
+        The matrix (identity, shape, sources, logit scale).
+    enc : SingularValueEnclosure
+        Its certified singular values (unscaled).
+    facs : tuple of two arrays or None
+        The exact factors of a per-head product, None for a dense matrix.
+    msgs : list of str
+        Warnings raised while certifying it.
+    ps : list
+        Schatten indices.
+    include_sigma : bool
+        Add the ``"sigma"`` list.
+    n21 : arb, optional
+        ‖·‖_{2,1} of the stored matrix if already computed, else computed here.
+
+    Returns
+    -------
+    dict
+        The record.
     """
     if n21 is None:
         with warnings.catch_warnings(record=True) as caught:
