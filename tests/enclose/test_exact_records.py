@@ -427,3 +427,35 @@ def test_spectral_quantities_on_repeated_point_values():
 @pytest.mark.slow
 def test_spectral_quantities_on_repeated_point_values_sweep():
     _check_repeated(532, 5000)
+
+
+# ------------------------------------------------ float ends printed directly
+
+
+@pytest.mark.skipif(not hasattr(ball_mod, "float_interval_to_json"), reason="no float_interval_to_json in this tree")
+def test_float_interval_to_json_exact():
+    # The JSON form of [lo, hi] for float ends (Lemma 8.2's quantities): the exact ends are the floats
+    # themselves, the decimals lie outside them, and mid is *the* float nearest to (lo + hi)/2.
+    rng = np.random.default_rng(541)
+    specials = [0.0, -0.0, 5e-324, -5e-324, 2.0**-1022, 2.0**-1021, 1.7976931348623157e308, -1.7976931348623157e308,
+                1.0, 1 - 2.0**-53, 2.0**1020, 2.0**1023, -(2.0**-1022)]
+    for _ in range(3000):
+        if rng.random() < 0.3:
+            a, b = (float(rng.choice(specials)) for _ in range(2))
+        else:
+            e = int(rng.integers(-1074, 1024))
+            a = float(np.ldexp(rng.uniform(-2, 2), e))
+            b = math.nextafter(a, math.inf) if rng.random() < 0.3 else float(np.ldexp(rng.uniform(-2, 2),
+                                                                                          e + int(rng.integers(-3, 4))))
+        if not (math.isfinite(a) and math.isfinite(b)):
+            continue
+        lo, hi = min(a, b), max(a, b)
+        d = ball_mod.float_interval_to_json(lo, hi, int(rng.choice([1, 3, 17, 25])))
+        elo, ehi = check_ball_form(d, what=(lo, hi))
+        assert elo == Fraction(lo) and ehi == Fraction(hi), (lo, hi, d)
+        m = (Fraction(lo) + Fraction(hi)) / 2
+        fm = float(d["mid"])
+        assert Fraction(lo) <= Fraction(fm) <= Fraction(hi), (lo, hi, d)
+        for nb in (math.nextafter(fm, -math.inf), math.nextafter(fm, math.inf)):  # no float is nearer to the midpoint
+            if math.isfinite(nb):
+                assert abs(Fraction(fm) - m) <= abs(Fraction(float(nb)) - m), (lo, hi, fm)
