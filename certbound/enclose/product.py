@@ -165,15 +165,38 @@ def enclose_singular_values_of_products(
 
 
 def _has_nonzero(F: np.ndarray) -> bool:
-    """``bool(np.any(F))`` for a nonempty array, without a pass over F when its first entry is nonzero."""
+    """``bool(np.any(F))`` for a nonempty array, without a pass over F when its first entry is nonzero.
+
+    Parameters
+    ----------
+    F : ndarray, nonempty
+
+    Returns
+    -------
+    bool
+        Whether some entry of F is nonzero.
+    """
     return bool(F.flat[0] != 0) or bool(np.any(F))
 
 
 def _scaled_stack(Fs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact power-of-two scaling of each factor (§5), stacked: (stack, exponents, exact flags).
+    """Exact power-of-two scaling of each factor (§5), stacked.
 
     Vectorised :func:`power_of_two_scaling`: slice j is multiplied by 2^k_j with
     max|·| ∈ [1, 2); exact unless scaling down makes entries subnormal.
+
+    Parameters
+    ----------
+    Fs : list of h ndarrays of one shape (p, q)
+
+    Returns
+    -------
+    S : ndarray (h, p, q)
+        The scaled factors.
+    k : ndarray (h,) of int
+        The exponents (S_j = fl(2^k_j F_j)).
+    exact : ndarray (h,) of bool
+        Where the scaling was exact.
     """
     S = np.stack(Fs)
     amax = np.maximum(S.max(axis=(1, 2)), -S.min(axis=(1, 2)))
@@ -195,7 +218,17 @@ def _scaled_stack(Fs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _sqrt_product_bounds(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Float bounds ``lo ≤ √((1−a)(1−b))`` and ``hi ≥ √((1+a)(1+b))`` for 0 ≤ a, b < 1 (Lemma 10.1)."""
+    """Float bounds ``lo ≤ √((1−a)(1−b))`` and ``hi ≥ √((1+a)(1+b))`` for 0 ≤ a, b < 1 (Lemma 10.1).
+
+    Parameters
+    ----------
+    a, b : ndarrays of floats in [0, 1)
+
+    Returns
+    -------
+    lo, hi : ndarrays
+        Elementwise bounds (lo clamped at 0; each operation stepped one float outward).
+    """
     with np.errstate(invalid="ignore"):
         lo = down(np.sqrt(down(down(1.0 - a) * down(1.0 - b))))
         hi = up(np.sqrt(up(up(1.0 + a) * up(1.0 + b))))
@@ -246,7 +279,21 @@ def _core_fast_stacked(C: np.ndarray, dC: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _certify_stack(As: list[np.ndarray], Bs: list[np.ndarray], mode: str) -> list[SingularValueEnclosure]:
-    """Lemma P for h same-shaped products (nonzero factors); proofs/enclosure.md §6 and §10."""
+    """Lemma P for h same-shaped products (nonzero factors); proofs/enclosure.md §6 and §10.
+
+    Parameters
+    ----------
+    As, Bs : lists of h ndarrays, m×d and n×d
+        Exact float64 factors, none zero.
+    mode : str
+        The core's certificate: ``"fast"`` batched (§10); any other mode per core through
+        :func:`svd._certify_dense` with its fallbacks.
+
+    Returns
+    -------
+    list of h SingularValueEnclosure
+        Trivial (with a warning) where a factor or core certificate failed.
+    """
     h = len(As)
     m, d = As[0].shape
     n = Bs[0].shape[0]
@@ -333,10 +380,21 @@ def _core_underflow_upper(d: int, dA: int, dB: int) -> float:
 
 
 def _upper_triangular_inverses(R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Float approximations X ≈ R⁻¹ for a stack of upper triangular R, and a flag per slice (LAPACK dtrtri).
+    """Float approximations X ≈ R⁻¹ for a stack of upper triangular R (LAPACK dtrtri).
 
-    Any X serves Lemma 11.1 (δ ≥ ‖I − XR‖₂ is computed for the X returned);
-    a slice whose R has a zero diagonal entry is flagged False.
+    Any X serves Lemma 11.1 (δ ≥ ‖I − XR‖₂ is computed for the X returned).
+
+    Parameters
+    ----------
+    R : ndarray (h, d, d)
+        Upper triangular slices (here transposed C-ordered Cholesky factors: column-major, no copy).
+
+    Returns
+    -------
+    X : ndarray (h, d, d)
+        The inverses (0 where LAPACK reported a zero diagonal entry).
+    ok : ndarray (h,) of bool
+        False for those slices.
     """
     h, d, _ = R.shape
     X = np.empty_like(R)
@@ -501,14 +559,41 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
 
 @functools.lru_cache(maxsize=4096)
 def _pow2(t: int) -> arb:
-    """The exact ball 2^t."""
+    """The exact ball 2^t (cached: one per exponent).
+
+    Parameters
+    ----------
+    t : int
+
+    Returns
+    -------
+    arb
+    """
     with working_precision():
         return arb(2) ** t
 
 
 def _finish(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarray, t: int,
             alA: float, alB: float, resid: float, mode: str = "product") -> SingularValueEnclosure:
-    """Scale the bounds back by 2^t and pad with the exact zeros past the structural rank r."""
+    """Scale the bounds back by 2^t and pad with the exact zeros past the structural rank r.
+
+    Parameters
+    ----------
+    shape : (m, n); k = min(m, n); r : the structural rank bound.
+    lo, hi : ndarrays (r,)
+        Float bounds on the σᵢ of the scaled product.
+    t : int
+        The product's values are 2^t times the scaled ones.
+    alA, alB, resid : float
+        α_A, α_B and the residual (scaled units), recorded in the enclosure.
+    mode : str
+        The mode recorded.
+
+    Returns
+    -------
+    SingularValueEnclosure
+        Trivial (with a warning) when an upper bound is not finite.
+    """
     with working_precision():
         two = arb(2) ** t
         alpha, beta, residual = arb(alA), arb(alB), arb(resid) * two

@@ -885,6 +885,21 @@ def norm_21_of_products(As: Any, Bs: Any) -> list[arb]:
     product, and any whose stacked evaluation is not finite, goes through
     :func:`norm_21_of_product` itself (which may warn).
 
+    Parameters
+    ----------
+    As, Bs : sequences of array_like
+        ``As[i]`` m_i×d_i and ``Bs[i]`` n_i×d_i (W_i = A_i B_iᵀ).
+
+    Returns
+    -------
+    list of arb
+        Nonnegative balls containing ``‖As[i] @ Bs[i].T‖_{2,1}``, in input order.
+
+    Raises
+    ------
+    ValueError
+        Different lengths, inner dimensions that differ, NaN/Inf entries.
+
     >>> import numpy as np
     >>> As = [np.array([[3.0], [4.0]]), np.array([[1.0], [0.0]])]
     >>> Bs = [np.array([[1.0], [-2.0]]), np.array([[2.0], [2.0]])]
@@ -935,9 +950,17 @@ _STACK_BYTES = 1 << 21
 
 
 def _safe_scale_stack(S: np.ndarray) -> np.ndarray:
-    """Per slice of S (h, p, q): max|S_j| nonzero with binary exponent inside ±_SAFE_FACTOR_EXPONENT.
+    """Per slice of S: max|S_j| nonzero with binary exponent inside ±_SAFE_FACTOR_EXPONENT.
 
     The test :func:`_product_norm` makes before its unscaled evaluation, vectorised.
+
+    Parameters
+    ----------
+    S : ndarray (h, p, q)
+
+    Returns
+    -------
+    ndarray (h,) of bool
     """
     mx = np.maximum(S.max(axis=(1, 2)), -S.min(axis=(1, 2)))
     return (mx > 0) & (np.abs(np.frexp(mx)[1]) <= _SAFE_FACTOR_EXPONENT)
@@ -960,6 +983,23 @@ def _product_norm(A: np.ndarray, B: np.ndarray, unscaled: Any, columns_factor: a
     much smaller than max|A|·max|B| (large factors meeting small ones) the
     scaled product underflows and the ball is loose; then the unscaled
     evaluation is tried too and the two valid balls are intersected.
+
+    Parameters
+    ----------
+    A, B : ndarrays, m×d and n×d
+        Exact float64 factors, neither zero.
+    unscaled : callable ``(A, B) -> arb``
+        The evaluation on factors as given (a ball, possibly infinite).
+    columns_factor : arb
+        Converts the entrywise scaling perturbation 5d·2⁻¹⁰⁷⁵ into the norm's.
+    what : str
+        The name used in the warning.
+
+    Returns
+    -------
+    arb
+        A nonnegative ball containing the norm (returned as computed when its
+        lower end is already ≥ 0).
     """
     ea = math.frexp(float(np.max(np.abs(A))))[1]
     eb = math.frexp(float(np.max(np.abs(B))))[1]
@@ -1116,13 +1156,34 @@ def _lemma81_c0_upper(m: int, d: int, beta: np.ndarray) -> np.ndarray:
 
 
 def _up(x: np.ndarray) -> np.ndarray:
-    """One float toward +∞ (Lemma 10.1: bounds the exact result of the operation that gave x)."""
+    """One float toward +∞ (Lemma 10.1: bounds the exact result of the operation that gave x).
+
+    Parameters
+    ----------
+    x : ndarray
+
+    Returns
+    -------
+    ndarray
+        ``nextafter(x, +∞)``.
+    """
     return np.nextafter(x, np.inf)
 
 
 @functools.lru_cache(maxsize=None)
 def _lemma81_constants(m: int, d: int) -> tuple[float, float, float]:
-    """Floats ≥ c₁ = γ_m + (2γ_d + γ_d²)(1 + γ_m), ≥ 1 + γ_d and ≥ (1 + γ_d)² (Lemma 8.1)."""
+    """Floats ≥ c₁ = γ_m + (2γ_d + γ_d²)(1 + γ_m), ≥ 1 + γ_d and ≥ (1 + γ_d)² (Lemma 8.1).
+
+    Parameters
+    ----------
+    m, d : int
+        The factor shape (A is m×d).
+
+    Returns
+    -------
+    tuple of three floats
+        Evaluated in Arb, rounded up (``float_upper``).
+    """
     with working_precision():
         gd, gm = fperror.gamma(d), fperror.gamma(m)
         return float_upper(gm + (2 * gd + gd * gd) * (1 + gm)), float_upper(1 + gd), float_upper((1 + gd) ** 2)
@@ -1135,6 +1196,16 @@ def _lemma81_sum_factors(n: int) -> tuple[arb, arb]:
     Σⱼ of n nonnegative floats lies in [fl(Σ)/(1 + γ_{n−1}), fl(Σ)/(1 − γ_{n−1})]
     (any order: Lemma 2.2's sum version, as ``fperror.sum_nonneg_lower/upper``), and
     each column bound carries the factor 1 ∓ 2u of Lemma 8.1's square roots.
+
+    Parameters
+    ----------
+    n : int
+        The number of columns summed.
+
+    Returns
+    -------
+    tuple of two arb
+        Balls containing the lower and the upper factor.
     """
     with working_precision():
         u2 = 2 * arb(fperror.UNIT_ROUNDOFF)
