@@ -331,32 +331,39 @@ def _certify_stack(As: list[np.ndarray], Bs: list[np.ndarray], mode: str) -> lis
         lo_c, hi_c, ok_c, e_c = np.zeros((h, r)), np.full((h, r), np.inf), np.zeros(h, dtype=bool), np.full(h, np.inf)
     lo_c, hi_c = lo_c[:, :r], hi_c[:, :r]
     dn, upf = _sqrt_product_bounds(np.where(ok_factors, alA, 0.0), np.where(ok_factors, alB, 0.0))
-    out = []
-    for j in range(h):
+    out: list[SingularValueEnclosure | None] = [None] * h
+    batched = ok_factors & ok_c
+    sel = np.flatnonzero(batched)
+    if len(sel):  # the batched core certificates: finished as one stack (each row as in the loop below)
+        with np.errstate(over="ignore", invalid="ignore"):
+            lo = np.maximum(down(down(lo_c[sel] * dn[sel, None]) - eps[sel, None]), 0.0)
+            hi = up(up(hi_c[sel] * upf[sel, None]) + eps[sel, None])
+            resid = up(eps[sel] + up(e_c[sel] * upf[sel]))
+        for j, enc in zip(sel.tolist(), _finish_stack(shape, k, r, lo, hi, -(ea[sel] + eb[sel]), alA[sel], alB[sel],
+                                                      resid)):
+            out[j] = enc
+    for j in np.flatnonzero(~batched).tolist():
         if not ok_factors[j]:
-            out.append(trivial_enclosure(shape, "factor QR certificate failed", r))
+            out[j] = trivial_enclosure(shape, "factor QR certificate failed", r)
             continue
-        if ok_c[j]:
-            lc, hc, eC = lo_c[j], hi_c[j], float(e_c[j])
-        else:
-            # The batched core certificate failed (or another mode was asked
-            # for): the per-matrix chain, with its driver/mode fallbacks.
-            with working_precision():
-                res = _certify_dense(C[j], mode, arb(float(dC[j])), 0)
-            if res is None:
-                out.append(trivial_enclosure(shape, "certificate of the small core failed", r))
-                continue
-            lc = np.array([max(float_lower(x), 0.0) for x in res[0]])
-            hc = np.array([float_upper(x) for x in res[0]])
-            eC = float_upper(res[3])
+        # The batched core certificate failed (or another mode was asked
+        # for): the per-matrix chain, with its driver/mode fallbacks.
+        with working_precision():
+            res = _certify_dense(C[j], mode, arb(float(dC[j])), 0)
+        if res is None:
+            out[j] = trivial_enclosure(shape, "certificate of the small core failed", r)
+            continue
+        lc = np.array([max(float_lower(x), 0.0) for x in res[0]])
+        hc = np.array([float_upper(x) for x in res[0]])
+        eC = float_upper(res[3])
         with np.errstate(over="ignore", invalid="ignore"):
             lo = np.maximum(down(down(lc * dn[j]) - eps[j]), 0.0)
             hi = up(up(hc * upf[j]) + eps[j])
             # residual field: ε + e_C·√((1+α_A)(1+α_B)) (in the scaled units)
             resid = float(up(eps[j] + up(eC * upf[j])))
         t = -int(ea[j] + eb[j])
-        out.append(_finish(shape, k, r, lo, hi, t, float(alA[j]), float(alB[j]), resid))
-    return out
+        out[j] = _finish(shape, k, r, lo, hi, t, float(alA[j]), float(alB[j]), resid)
+    return out  # type: ignore[return-value]
 
 
 #: Lemma P-G is used (mode "auto") only when both factor bounds α ≤ this:
