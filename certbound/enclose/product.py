@@ -48,6 +48,7 @@ from certbound.enclose import _stacked
 from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
 from certbound.enclose._stacked import down, up
 from certbound.enclose.fperror import ETA
+from certbound.enclose.quantities import _norm_21_from_gram_stack, norm_21_of_products
 from certbound.enclose.svd import (
     MODES,
     RankBounds,
@@ -59,7 +60,8 @@ from certbound.enclose.svd import (
     trivial_enclosure,
 )
 
-__all__ = ["enclose_singular_values_of_product", "enclose_singular_values_of_products"]
+__all__ = ["enclose_singular_values_of_product", "enclose_singular_values_of_products",
+           "enclose_singular_values_and_norms_21_of_products"]
 
 _MIN_NORMAL = 2.0**-1022
 
@@ -129,17 +131,88 @@ def enclose_singular_values_of_products(
     >>> [e.rank.upper for e in encs], float(encs[0].upper[3])
     ([3, 3, 3, 3], 0.0)
     """
+    return _enclose_products(As, Bs, mode, norms_21=False)[0]
+
+
+@under_float_model
+def enclose_singular_values_and_norms_21_of_products(
+    As: Sequence[Any], Bs: Sequence[Any], mode: str = "auto"
+) -> tuple[list[SingularValueEnclosure], list[arb]]:
+    """:func:`enclose_singular_values_of_products` and ``‖As[i] @ Bs[i].T‖_{2,1}`` together.
+
+    The enclosures are those :func:`enclose_singular_values_of_products`
+    returns; each norm ball contains ``‖As[i] @ Bs[i].T‖_{2,1}`` as
+    :func:`certbound.enclose.quantities.norm_21_of_products`' does. Where
+    Lemma P-G runs (mode ``"auto"``), the norms reuse its scaled factor
+    stacks, the Gram matrices ``fl(AᵀA)`` of the left factors and its bound
+    on ‖|A|ᵀ|A|‖₂, which are what Lemma 8.1 needs (proofs/enclosure.md §8,
+    "Shared with Lemma P-G"); every other product's norm comes from
+    :func:`~certbound.enclose.quantities.norm_21_of_products`.
+
+    Parameters
+    ----------
+    As, Bs : sequences of array_like, ``As[i]`` m_i×d_i and ``Bs[i]`` n_i×d_i.
+    mode : as for :func:`enclose_singular_values_of_product` (default ``"auto"``).
+
+    Returns
+    -------
+    encs : list of SingularValueEnclosure, in input order.
+    norms : list of arb
+        Nonnegative balls containing ``‖As[i] @ Bs[i].T‖_{2,1}``, in input order.
+
+    Raises
+    ------
+    ValueError
+        As :func:`enclose_singular_values_of_products`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> As = [rng.standard_normal((20, 3)) for _ in range(2)]
+    >>> Bs = [rng.standard_normal((15, 3)) for _ in range(2)]
+    >>> encs, n21 = enclose_singular_values_and_norms_21_of_products(As, Bs)
+    >>> [bool(x.contains(float(np.linalg.norm(a @ b.T, axis=0).sum()))) for x, a, b in zip(n21, As, Bs)]
+    [True, True]
+    """
+    encs, norms, factors = _enclose_products(As, Bs, mode, norms_21=True)
+    rest = [i for i, x in enumerate(norms) if x is None]
+    if rest:
+        for i, x in zip(rest, norm_21_of_products([factors[i][0] for i in rest], [factors[i][1] for i in rest])):
+            norms[i] = x
+    return encs, norms  # type: ignore[return-value]
+
+
+def _enclose_products(As: Sequence[Any], Bs: Sequence[Any], mode: str, norms_21: bool
+                      ) -> tuple[list[SingularValueEnclosure], list[arb | None], list[tuple[np.ndarray, np.ndarray]]]:
+    """The body of :func:`enclose_singular_values_of_products` (and of the variant with norms).
+
+    Parameters
+    ----------
+    As, Bs, mode : as for :func:`enclose_singular_values_of_products`.
+    norms_21 : bool
+        Also return ‖·‖_{2,1} balls where Lemma P-G's Gram matrices give them (None elsewhere).
+
+    Returns
+    -------
+    encs : list of SingularValueEnclosure
+    norms : list of arb or None
+    factors : list of (A, B)
+        The exact float64 factors, for the caller's remaining norms.
+    """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if len(As) != len(Bs):
         raise ValueError(f"{len(As)} left factors but {len(Bs)} right factors")
     out: list[SingularValueEnclosure | None] = [None] * len(As)
+    norms: list[arb | None] = [None] * len(As)
+    factors: list[tuple[np.ndarray, np.ndarray]] = []
     groups: dict[tuple[tuple[int, int], tuple[int, int]], list[tuple[int, np.ndarray, np.ndarray]]] = {}
     for i, (A, B) in enumerate(zip(As, Bs)):
         A = as_exact_float64_matrix(A, "A")
         B = as_exact_float64_matrix(B, "B")
         if A.shape[1] != B.shape[1]:
             raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape} (W = A @ B.T)")
+        factors.append((A, B))
         shape = (A.shape[0], B.shape[0])
         if min(shape) == 0 or A.shape[1] == 0 or not _has_nonzero(A) or not _has_nonzero(B):
             out[i] = _zero_enclosure(shape)
@@ -153,7 +226,9 @@ def enclose_singular_values_of_products(
             if mode == "auto":
                 # Lemma P-G (Gram factors, no m×d Q formed) where it meets the
                 # target; Lemma P with QR factors for the others.
-                done = _certify_stack_gram(As_g, Bs_g)
+                done, n21 = _certify_stack_gram(As_g, Bs_g, norms_21)
+                for i, x in zip(idx, n21):
+                    norms[i] = x
             rest = [j for j, e in enumerate(done) if e is None]
             if rest:
                 for j, enc in zip(rest, _certify_stack([As_g[j] for j in rest], [Bs_g[j] for j in rest],
@@ -161,7 +236,7 @@ def enclose_singular_values_of_products(
                     done[j] = enc
             for i, enc in zip(idx, done):
                 out[i] = enc
-    return out  # type: ignore[return-value]
+    return out, norms, factors  # type: ignore[return-value]
 
 
 def _has_nonzero(F: np.ndarray) -> bool:
@@ -414,7 +489,24 @@ def _upper_triangular_inverses(R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gram factors of a stack of factors (Lemma 11.1, proofs/enclosure.md §11).
+    """Gram factors of a stack of factors (Lemma 11.1, proofs/enclosure.md §11): ``(R, alpha)``.
+
+    :func:`_gram_factor_chain` without its Gram matrices.
+
+    Parameters
+    ----------
+    S : ndarray, shape (h, m, d)
+
+    Returns
+    -------
+    R, alpha : as :func:`_gram_factor_chain`.
+    """
+    R, alpha, _, _ = _gram_factor_chain(S)
+    return R, alpha
+
+
+def _gram_factor_chain(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gram factors of a stack of factors (Lemma 11.1, proofs/enclosure.md §11), with the Gram matrices used.
 
     Parameters
     ----------
@@ -429,14 +521,18 @@ def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     alpha : ndarray, shape (h,)
         Float upper bounds on ``‖QᵀQ − I‖₂`` per slice; +∞ where the
         certificate fails (Cholesky or inversion fails, δ ≥ 1, overflow).
+    G : ndarray, shape (h, d, d)
+        ``fl(S_jᵀS_j)`` (one SYRK per slice: each entry one rounded dot product of length m).
+    nK : ndarray, shape (h,)
+        Floats ≥ ‖|S_j|ᵀ|S_j|‖₂ (Lemma 3.1's chain).
     """
     h, m, d = S.shape
     # syrk per slice; each entry one rounded dot product. Cholesky reads the lower triangle; eRR is
     # computed for the whole Ĝ, whose every entry obeys Lemma 2.1, so Ĝ need not be symmetric (it is).
     G = np.stack([F.T @ F for F in S])
-    aS = np.abs(S)
+    nK = _stacked.abs_gram_norm2_upper(np.abs(S))
     with np.errstate(over="ignore", invalid="ignore"):
-        errG = up(up(_stacked.gamma_upper(m) * _stacked.abs_gram_norm2_upper(aS)) + _gram_underflow_upper(m, d))
+        errG = up(up(_stacked.gamma_upper(m) * nK) + _gram_underflow_upper(m, d))
     ok = np.ones(h, dtype=bool)
     try:
         L = np.linalg.cholesky(G)
@@ -459,41 +555,57 @@ def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rinv = up(_stacked.norm2_upper(X) / down(1.0 - np.where(ok, delta, 0.0)))  # ≥ ‖R⁻¹‖₂
         a = up(up(rinv * rinv) * up(errG + eRR))
     alpha = np.where(ok & np.isfinite(a), a, np.inf)
-    return R, alpha
+    return R, alpha, G, nK
 
 
-def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray]) -> list[SingularValueEnclosure | None]:
+def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray], norms_21: bool = False
+                        ) -> tuple[list[SingularValueEnclosure | None], list[arb | None]]:
     """Lemma P-G for h same-shaped products (proofs/enclosure.md §11, evaluated as in §10).
 
     Parameters
     ----------
     As, Bs : lists of h ndarrays, m×d and n×d
         Exact float64 factors with nonzero entries somewhere, same shapes within each list.
+    norms_21 : bool
+        Also evaluate ``‖A Bᵀ‖_{2,1}`` by Lemma 8.1 from the Gram matrices of
+        the left factors computed here (proofs/enclosure.md §8, "Shared with
+        Lemma P-G").
 
     Returns
     -------
-    list of SingularValueEnclosure or None
+    encs : list of SingularValueEnclosure or None
         None where the route fails or misses :data:`GRAM_FACTOR_MAX_ALPHA`
         (the caller takes the QR route of Lemma P for those).
-
+    norms : list of arb or None
+        With ``norms_21``, nonnegative balls containing ``‖A_j B_jᵀ‖_{2,1}``;
+        None where not evaluated here (the caller uses
+        :func:`certbound.enclose.quantities.norm_21_of_products` for those).
     """
     h = len(As)
     m, d = As[0].shape
     n = Bs[0].shape[0]
+    n21: list[arb | None] = [None] * h
     if d > min(m, n):
-        return [None] * h  # the factors cannot have full column rank
+        return [None] * h, n21  # the factors cannot have full column rank
     shape = (m, n)
     k = min(m, n)
     # One stack per side: stacking A and B together (2h slices) was measured slower (12 heads of
     # 384×32: a 2.4 MB stack and its temporaries leave the 1 MB L2 cache).
     SA, ea, exa = _scaled_stack(As)
     SB, eb, exb = _scaled_stack(Bs)
-    RA, alA = _gram_factor_stack(SA)
+    RA, alA, GA, nKA = _gram_factor_chain(SA)
     RB, alB = _gram_factor_stack(SB)
+    if norms_21 and d * (m + n) <= m * n:
+        # Lemma 8.1 on the exactly scaled factors: S_A S_Bᵀ = 2^(k_A+k_B)·A Bᵀ, so the norm is the
+        # scaled one times 2^-(k_A+k_B) (its float ends scaled back exactly).
+        idx = np.flatnonzero(exa & exb)
+        balls = _norm_21_from_gram_stack(GA[idx], nKA[idx], SB[idx], m, ea[idx] + eb[idx])
+        for j, ball in zip(idx.tolist(), balls):
+            n21[j] = ball
     # Inexact scaling (subnormals rounded) is left to the QR route.
     use = exa & exb & (alA <= GRAM_FACTOR_MAX_ALPHA) & (alB <= GRAM_FACTOR_MAX_ALPHA)
     if not np.any(use):
-        return [None] * h
+        return [None] * h, n21
     with np.errstate(over="ignore", invalid="ignore"):
         C = np.matmul(RA, RB.transpose(0, 2, 1))
         dC = up(up(_stacked.gamma_upper(d) * _stacked.abs_product_norm2_upper(
@@ -509,7 +621,7 @@ def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray]) -> list[Sing
     for j, enc in zip(sel.tolist(), _finish_stack(shape, k, d, lo[sel], hi[sel], -(ea[sel] + eb[sel]),
                                                   alA[sel], alB[sel], resid[sel])):
         out[j] = enc
-    return out
+    return out, n21
 
 
 def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarray, t: np.ndarray,

@@ -1087,16 +1087,48 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
         Per slice a nonnegative ball containing ``‖A_j B_jᵀ‖_{2,1}``, or None
         where a float step overflowed (the caller then takes another route).
     """
-    h, m, d = A.shape
-    n = B.shape[1]
-    inflate = fperror._inflate
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         # Ĝ: each entry one dot product of length m (Lemma 2.1). Per slice, so that
         # numpy's F.T @ F dispatch to BLAS SYRK (half the flops of a stacked GEMM) applies.
         G = np.stack([F.T @ F for F in A])
+        nK = _stacked.abs_gram_norm2_upper(np.abs(A))
+    return _norm_21_from_gram_stack(G, nK, B, A.shape[1])
+
+
+def _norm_21_from_gram_stack(G: np.ndarray, nK: np.ndarray, B: np.ndarray, m: int,
+                             exponents: np.ndarray | None = None) -> list[arb | None]:
+    """Lemma 8.1 from a given Gram stack: ``‖A_j B_jᵀ‖_{2,1}`` where only ``Ĝ_j = fl(A_jᵀA_j)`` is at hand.
+
+    The part of :func:`_norm_21_of_product_gram_stack` after the Gram
+    matrices, for a caller that has them already (the Lemma P-G route of
+    :mod:`.product` computes the same Ĝ and the same bound on ‖|A|ᵀ|A|‖₂).
+
+    Parameters
+    ----------
+    G : ndarray, shape (h, d, d)
+        ``fl(A_jᵀA_j)``, each entry one rounded dot product of length m (Lemma 2.1).
+    nK : ndarray, shape (h,)
+        Floats ≥ ‖|A_j|ᵀ|A_j|‖₂ (e.g. :func:`._stacked.abs_gram_norm2_upper`).
+    B : ndarray, shape (h, n, d)
+        Exact float64 right factors.
+    m : int
+        The left factors' row count (the dot-product length of Ĝ), m ≥ 1.
+    exponents : ndarray (h,) of int, optional
+        For factors scaled exactly by powers of two (A_j = 2^a A′_j, B_j = 2^b B′_j):
+        t_j = a + b, and the balls returned are for ``A′_j B′_jᵀ`` (the norm times
+        2^-t_j: the two float sums are scaled back by ``ldexp`` — exact for a normal
+        result — before the balls are formed, else the ball is scaled in Arb).
+
+    Returns
+    -------
+    list of arb or None
+        As :func:`_norm_21_of_product_gram_stack`.
+    """
+    h, n, d = B.shape
+    inflate = fperror._inflate
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         # q_j ≥ |b_j|ᵀK|b_j| with K = |A|ᵀ|A| through K's norm: |b_j|ᵀK|b_j| ≤ ‖K‖₂‖b_j‖₂² (K symmetric
         # positive semidefinite), ‖K‖₂ by Lemma 3.1's chain, ‖b_j‖₂² by Lemma 2.2 (no d×d |A|ᵀ|A|, no |B|K).
-        nK = _stacked.abs_gram_norm2_upper(np.abs(A))
         q = inflate(nK[:, None] * inflate(np.einsum("hij,hij->hi", B, B), d), 1)
         t = np.einsum("hij,hij->hi", np.matmul(B, G), B)  # t_j ≈ b_jᵀ Ĝ b_j
         c1f = _lemma81_constants(m, d)[0]
@@ -1108,6 +1140,15 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
         s_hi, s_lo = hi.sum(axis=1), lo.sum(axis=1)  # any order (fperror.sum_nonneg_upper/lower)
     finite = (np.isfinite(hi).all(axis=1) & np.isfinite(lo).all(axis=1) & np.isfinite(c0f[:, 0])
               & np.isfinite(s_hi)).tolist()
+    back = [0] * h
+    if exponents is not None:
+        t = -np.asarray(exponents, dtype=np.int64)
+        with np.errstate(over="ignore", under="ignore"):
+            lo2, hi2 = np.ldexp(s_lo, t), np.ldexp(s_hi, t)
+        # exact when the result is a normal float (or 0 from 0), as in product._finish
+        exact = (np.isfinite(hi2) & ((s_lo == 0) | (lo2 > 2.0**-1022)) & ((s_hi == 0) | (hi2 > 2.0**-1022)))
+        s_lo, s_hi = np.where(exact, lo2, s_lo), np.where(exact, hi2, s_hi)
+        back = np.where(exact, 0, t).tolist()
     f_lo, f_hi = _lemma81_sum_factors(n)
     out: list[arb | None] = []
     with working_precision():
@@ -1117,6 +1158,9 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
                 continue
             low = (arb(a) * f_lo).lower()
             up = (arb(b) * f_hi).upper()
+            if back[j]:  # the float sums could not be scaled back exactly: the ends, exactly in Arb
+                two = arb(2) ** back[j]
+                low, up = (low * two).lower(), (up * two).upper()
             ball = low.union(up) if low > 0 else None
             out.append(ball if ball is not None and ball.lower() >= 0 else nonnegative_interval(low, up))
     return out

@@ -43,7 +43,10 @@ from certbound.enclose import (
     spectral_norm,
 )
 from certbound.enclose._input import as_exact_float64_matrix
-from certbound.enclose.product import enclose_singular_values_of_products
+from certbound.enclose.product import (
+    enclose_singular_values_and_norms_21_of_products,
+    enclose_singular_values_of_products,
+)
 from certbound.enclose.quantities import _norms_and_schatten_intervals, norm_21_of_products
 from certbound.pipeline._modes import check_spectrum_mode
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
@@ -148,6 +151,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     ps = list(ps)
     out: list[dict[str, Any]] = []
     heads: list[tuple[Any, Any, Any, list[str]]] = []
+    shared: dict[int, Any] = {}  # ‖·‖_{2,1} of heads, by id of the matrix, from enclose_theory_matrices
 
     def flush() -> None:
         # ‖·‖_{2,1} of a batch of heads at once (norm_21_of_products; batches as
@@ -156,11 +160,16 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
         # stays with its matrix.
         if not heads:
             return
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            n21s: list[Any] = norm_21_of_products([f[0] for _, _, f, _ in heads], [f[1] for _, _, f, _ in heads])
-        if caught:
-            n21s = [None] * len(heads)
+        if all(id(m) in shared for m, _, _, _ in heads):  # computed with the enclosures (Lemma P-G's Gram matrices)
+            n21s: list[Any] = [shared.pop(id(m)) for m, _, _, _ in heads]
+        else:
+            for m, _, _, _ in heads:
+                shared.pop(id(m), None)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                n21s = norm_21_of_products([f[0] for _, _, f, _ in heads], [f[1] for _, _, f, _ in heads])
+            if caught:
+                n21s = [None] * len(heads)
         out.extend(_record(m, enc, facs, msgs, ps, include_sigma, n21)
                    for (m, enc, facs, msgs), n21 in zip(heads, n21s))
         heads.clear()
@@ -168,7 +177,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     # One BLAS thread for the small products and norms (the kernel raises it for big SVDs); the float
     # environment checked once for every record's float evaluations (Lemmas 8.2, 8.3), not once per record.
     with single_threaded(), float_model_scope():
-        for m, enc, facs, msgs in enclose_theory_matrices(ms, mode):
+        for m, enc, facs, msgs in enclose_theory_matrices(ms, mode, norms_21=shared):
             if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)
                           or sum(factor_bytes(h[0]) for h in heads) + factor_bytes(m) > HEAD_BATCH_BYTES):
                 flush()
@@ -180,8 +189,8 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     return out
 
 
-def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
-                            skip_shared: bool = False) -> Iterator[tuple[Any, Any, Any, list[str]]]:
+def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_shared: bool = False,
+                            norms_21: dict[int, Any] | None = None) -> Iterator[tuple[Any, Any, Any, list[str]]]:
     """``(matrix, enclosure, exact factors or None, warning messages)`` for each matrix, in input order.
 
     ``skip_shared``: a matrix with ``same_as_layer`` set (a shared layer, the
@@ -194,6 +203,11 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
     come, so memory stays at one batch of head factors). If a batch raises a
     warning, its heads are redone one by one so that each warning stays with
     its matrix.
+
+    ``norms_21``: a dict that receives, keyed by ``id(matrix)``, the
+    ‖·‖_{2,1} ball of each head of a batch that raised no warning, computed
+    with its enclosure (:func:`~certbound.enclose.product.enclose_singular_values_and_norms_21_of_products`:
+    Lemma P-G's Gram matrices serve both).
     """
     pending: list[Any] = []
 
@@ -205,7 +219,13 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *,
         facs = [tuple(as_exact_float64_matrix(f, n) for f, n in zip(m.factors, "AB")) for m in batch]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            encs = enclose_singular_values_of_products([f[0] for f in facs], [f[1] for f in facs], mode=mode)
+            if norms_21 is None:
+                encs = enclose_singular_values_of_products([f[0] for f in facs], [f[1] for f in facs], mode=mode)
+            else:
+                encs, n21s = enclose_singular_values_and_norms_21_of_products([f[0] for f in facs],
+                                                                             [f[1] for f in facs], mode=mode)
+        if norms_21 is not None and not caught:
+            norms_21.update((id(m), x) for m, x in zip(batch, n21s))
         if caught and len(batch) > 1:
             for m, f in zip(batch, facs):
                 with warnings.catch_warnings(record=True) as one:

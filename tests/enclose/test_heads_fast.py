@@ -233,3 +233,36 @@ def test_stacked_residual_is_infinite_when_the_float_residual_is_not_finite():
     with np.errstate(all="ignore"):
         got = _stacked.residual_norm_upper(W, X, None, Y)
     assert np.isfinite(got[0]) and np.isinf(got[1]) and np.isinf(got[2])
+
+
+@pytest.mark.parametrize("mode", ["auto", "fast"])
+def test_enclosures_and_norms_21_together_contain_exact_values(mode):
+    """The shared route (Lemma P-G's Gram matrices for Lemma 8.1) against exact Fractions, at scales 2^k.
+
+    Scaled factors exercise the exact scale-back of the float sums; 2^±300 and subnormal entries (inexact
+    scaling) leave the shared route; a zero factor and a rank-deficient one take the other routes.
+    """
+    rng = np.random.default_rng(21)
+    As, Bs = [], []
+    for j, (ka, kb) in enumerate([(0, 0), (40, -3), (-25, 17), (300, -300), (7, 7), (0, 0), (0, 0), (-1070, 0)]):
+        A = rng.standard_normal((11, 3)) * 2.0**ka
+        B = rng.standard_normal((9, 3)) * 2.0**kb
+        if j == 5:
+            A[:, 2] = A[:, 0]  # rank-deficient: the QR route
+        if j == 6:
+            B = np.zeros_like(B)
+        As.append(A)
+        Bs.append(B)
+    encs, norms = P.enclose_singular_values_and_norms_21_of_products(As, Bs, mode=mode)
+    ref_encs = enclose_singular_values_of_products(As, Bs, mode=mode)
+    ref_norms = Q.norm_21_of_products(As, Bs)
+    for A, B, e, r, x, y in zip(As, Bs, encs, ref_encs, norms, ref_norms):
+        assert np.array_equal(e.lower, r.lower) and np.array_equal(e.upper, r.upper)
+        v = _exact_norm_21(A, B)
+        lo, hi = Q.lower_fraction(x), Q.upper_fraction(x)
+        assert lo >= 0
+        with mpmath.workprec(400):
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= v <= mpmath.mpf(hi.numerator) / hi.denominator
+        if Q._safe_scale_stack(A[None])[0] and Q._safe_scale_stack(B[None])[0]:
+            # both routes evaluate Lemma 8.1 on the same floats up to exact powers of two: the same ball
+            assert Q.lower_fraction(y) == lo and Q.upper_fraction(y) == hi

@@ -64,9 +64,12 @@ def test_records_batched_equal_single_records(batch_bytes, monkeypatch):
     from certbound.pipeline._spectrum import certify_theory_matrices, certify_theory_matrix
 
     monkeypatch.setattr(sp, "HEAD_BATCH_BYTES", batch_bytes)
-    calls = []
-    real = sp.norm_21_of_products
-    monkeypatch.setattr(sp, "norm_21_of_products", lambda As, Bs: calls.append(len(As)) or real(As, Bs))
+    calls, separate = [], []
+    real = sp.enclose_singular_values_and_norms_21_of_products
+    monkeypatch.setattr(sp, "enclose_singular_values_and_norms_21_of_products",
+                        lambda As, Bs, mode: calls.append(len(As)) or real(As, Bs, mode=mode))
+    real_n21 = sp.norm_21_of_products
+    monkeypatch.setattr(sp, "norm_21_of_products", lambda As, Bs: separate.append(len(As)) or real_n21(As, Bs))
 
     rng = np.random.default_rng(3)
     ms = [TheoryMatrix(0, h, "QK", (10, 10), factors=(rng.standard_normal((10, 2)), rng.standard_normal((10, 2))))
@@ -75,7 +78,8 @@ def test_records_batched_equal_single_records(batch_bytes, monkeypatch):
     ms += [TheoryMatrix(1, h, "VO", (10, 10), factors=(rng.standard_normal((10, 2)), rng.standard_normal((10, 2))))
            for h in range(2)]
     batched = certify_theory_matrices(ms, "auto", ["0.5", "1", "2"])
-    assert calls == ([3, 2] if batch_bytes > 1000 else [1, 1, 1, 1, 1])  # 320 bytes per head
+    # ‖·‖_{2,1} of the heads computed with their enclosures, one call per batch (320 bytes per head)
+    assert calls == ([3, 2] if batch_bytes > 1000 else [1, 1, 1, 1, 1]) and separate == []
     assert batched == [certify_theory_matrix(m, "auto", ["0.5", "1", "2"]) for m in ms]
     enc = enclose_singular_values_of_product(*ms[0].factors, mode="auto")
     assert batched[0]["sigma"][0] == ball_to_json(enc.sigma[0])

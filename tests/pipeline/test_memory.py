@@ -77,6 +77,9 @@ def test_head_batches_are_bounded_and_give_the_same_records(tmp_path, monkeypatc
         real = product_mod.enclose_singular_values_of_products
         monkeypatch.setattr(spectrum_mod, "enclose_singular_values_of_products",
                             lambda As, Bs, **k: sizes.append(len(As)) or real(As, Bs, **k))
+        real_with_norms = product_mod.enclose_singular_values_and_norms_21_of_products  # (the records' route)
+        monkeypatch.setattr(spectrum_mod, "enclose_singular_values_and_norms_21_of_products",
+                            lambda As, Bs, **k: sizes.append(len(As)) or real_with_norms(As, Bs, **k))
         per_head = 2 * 16 * 4 * 8  # two 16×4 float64 factors
         monkeypatch.setattr(streaming_mod, "HEAD_BATCH_BYTES", 3 * per_head)  # batches of ≤ 3 heads
         small = MemoryRecordStore()
