@@ -29,7 +29,12 @@
     of the same step, so an accepted [S_hi] means no step overflowed.
 
     [sigma^p] for [p = a/2^j] is [(sqrt^j sigma)^a] ([dyadic_power]: equal to
-    [Rpower sigma (a/2^j)] for [sigma > 0], and [0^p = 0]). *)
+    [Rpower sigma (a/2^j)] for [sigma > 0], and [0^p = 0]).
+
+    At the end: Lemma 8.3 (rational [p = a/b]): the verified candidates of
+    [_verified_power_bounds] ([verified_root_lower], [verified_root_upper],
+    [lemma83_term]) and the sums of [_schatten_rational_sum]
+    ([float_sum_of_bounds]). *)
 
 From Coq Require Import Reals Psatz List.
 From Flocq Require Import Core.
@@ -247,3 +252,92 @@ Qed.
 (** [spow 2 0] is [sigma^2]: the sum is [||W||_F^2]. *)
 Lemma spow_2_0 : forall l s h, spow 2 0 (l, s, h) = s ^ 2.
 Proof. intros. reflexivity. Qed.
+
+(** ** Lemma 8.3: rational [p = a/b] ([_directed_int_power],
+    [_verified_power_bounds], [_schatten_rational_sum]).  [Dn_n x =
+    pw_lo n x None], [Up_n x = pw_hi n x None] (the chains of Lemma 8.2 with
+    [j = 0]: [_directed_int_power(x, n, up)] is the same loop).  A candidate
+    [c] is kept when [Up_b(c) <= Dn_a(t)], a candidate [d] when
+    [Dn_b(d) >= Up_a(t)]; nothing about the candidates ([numpy.power],
+    [pred^k]/[succ^k]) is assumed.  The theorems take any [D <= Dn] (numpy's
+    downward chain after an overflow gives the largest float, below the
+    Flocq value) and the finite [Up] (equal to Flocq's). *)
+Lemma pow_lt_mono : forall x y n, 0 <= x < y -> (0 < n)%nat -> x ^ n < y ^ n.
+Proof.
+  intros x y n Hxy Hn. induction n as [|n IH]; [lia|].
+  destruct n as [|n]; [simpl; lra|].
+  specialize (IH ltac:(lia)). change (x ^ S (S n)) with (x * x ^ S n). change (y ^ S (S n)) with (y * y ^ S n).
+  apply Rmult_le_0_lt_compat; try lra. apply pow_le; lra.
+Qed.
+
+Lemma Rpower_root_pow : forall t (a b : positive), 0 < t ->
+  Rpower t (INR (Pos.to_nat a) / INR (Pos.to_nat b)) ^ Pos.to_nat b = t ^ Pos.to_nat a.
+Proof.
+  intros t a b Ht. rewrite <- Rpower_pow by apply exp_pos. rewrite Rpower_mult.
+  assert (Hb : INR (Pos.to_nat b) <> 0) by (apply not_0_INR; lia).
+  replace (INR (Pos.to_nat a) / INR (Pos.to_nat b) * INR (Pos.to_nat b)) with (INR (Pos.to_nat a)) by (field; exact Hb).
+  apply Rpower_pow. exact Ht.
+Qed.
+
+Theorem verified_root_lower : forall (t c D : R) (a b : positive), 0 < t -> 0 <= c ->
+  D <= pw_lo a t None -> pw_hi b c None <= D ->
+  c <= Rpower t (INR (Pos.to_nat a) / INR (Pos.to_nat b)).
+Proof.
+  intros t c D a b Ht Hc HD Hu.
+  destruct (pw_lo_sound a t t None 1 ltac:(lra) eq_refl) as [_ H1].
+  destruct (pw_hi_sound b c c None 1 ltac:(lra) eq_refl) as [H2 _].
+  rewrite Rmult_1_l in H1, H2.
+  set (r := Rpower t (INR (Pos.to_nat a) / INR (Pos.to_nat b))).
+  destruct (Rle_lt_dec c r) as [H|H]; [exact H|]. exfalso.
+  assert (Hr : 0 < r) by apply exp_pos.
+  pose proof (pow_lt_mono r c (Pos.to_nat b) ltac:(lra) (Pos2Nat.is_pos b)) as Hlt.
+  unfold r in Hlt. rewrite Rpower_root_pow in Hlt by exact Ht. lra.
+Qed.
+
+Theorem verified_root_upper : forall (t d D : R) (a b : positive), 0 < t -> 0 <= d ->
+  D <= pw_lo b d None -> pw_hi a t None <= D ->
+  Rpower t (INR (Pos.to_nat a) / INR (Pos.to_nat b)) <= d.
+Proof.
+  intros t d D a b Ht Hd HD Hu.
+  destruct (pw_lo_sound b d d None 1 ltac:(lra) eq_refl) as [_ H1].
+  destruct (pw_hi_sound a t t None 1 ltac:(lra) eq_refl) as [H2 _].
+  rewrite Rmult_1_l in H1, H2.
+  set (r := Rpower t (INR (Pos.to_nat a) / INR (Pos.to_nat b))).
+  destruct (Rle_lt_dec r d) as [H|H]; [exact H|]. exfalso.
+  pose proof (pow_lt_mono d r (Pos.to_nat b) ltac:(lra) (Pos2Nat.is_pos b)) as Hlt.
+  unfold r in Hlt. rewrite Rpower_root_pow in Hlt by exact Ht. lra.
+Qed.
+
+(** The sums of Lemma 8.3 are those of Lemma 8.2: any floats [0 <= L_i <=
+    sigma_i^p <= H_i] give [max(pred(fsum L), 0) <= sum sigma_i^p <=
+    succ(fsum H)] ([L_i = 0] for [l_i = 0]; [c <= l_i^p <= sigma_i^p] by
+    monotonicity of [t^p]). *)
+Theorem float_sum_of_bounds : forall (Ls Ss Hs : list R),
+  Forall2 (fun L S => 0 <= L <= S) Ls Ss -> Forall2 (fun S H => S <= H) Ss Hs ->
+  0 <= dn (fold_right Rplus 0 Ls) <= fold_right Rplus 0 Ss /\ fold_right Rplus 0 Ss <= upn (fold_right Rplus 0 Hs).
+Proof.
+  intros Ls Ss Hs HL HH.
+  assert (A : 0 <= fold_right Rplus 0 Ls <= fold_right Rplus 0 Ss).
+  { clear HH. induction HL as [|L S Ls Ss [H0 H1] _ IH]; simpl; lra. }
+  assert (B : fold_right Rplus 0 Ss <= fold_right Rplus 0 Hs).
+  { clear HL A. induction HH as [|S H Ss Hs H0 _ IH]; simpl; lra. }
+  split; [apply dn_sound; lra | apply upn_sound; exact B].
+Qed.
+
+(** One term of Lemma 8.3: [c] verified for the lower end [l > 0], [d] for
+    the upper end [h]: [c <= sigma^p <= d] for every [sigma] in [[l, h]]. *)
+Corollary lemma83_term : forall (l s h c d Dl Dh : R) (a b : positive),
+  0 < l <= s -> s <= h -> 0 <= c -> 0 <= d ->
+  Dl <= pw_lo a l None -> pw_hi b c None <= Dl ->
+  Dh <= pw_lo b d None -> pw_hi a h None <= Dh ->
+  c <= Rpower s (INR (Pos.to_nat a) / INR (Pos.to_nat b)) <= d.
+Proof.
+  intros l s h c d Dl Dh a b Hl Hh Hc Hd H1 H2 H3 H4.
+  assert (Hp : 0 <= INR (Pos.to_nat a) / INR (Pos.to_nat b)).
+  { unfold Rdiv. apply Rmult_le_pos; [apply pos_INR | left; apply Rinv_0_lt_compat, lt_0_INR; lia]. }
+  split.
+  - eapply Rle_trans; [apply (verified_root_lower l c Dl a b); lra|].
+    apply Rle_Rpower_l; [exact Hp | lra].
+  - eapply Rle_trans; [|apply (verified_root_upper h d Dh a b); lra].
+    apply Rle_Rpower_l; [exact Hp | lra].
+Qed.

@@ -28,7 +28,9 @@
     - [ldexp(lo, t)], [ldexp(hi, t)], accepted when every [hi2] is finite,
       every [lo] is [0] or has [lo2 > 2^-1022] (strict: [TheoremRFloat.v]'s
       [ldexp_tie_counterexample]) and every [hi] is [0] or has
-      [hi2 >= 2^-1022]; otherwise [theorem_g_intervals] (Arb, [TheoremG.v]).
+      [hi2 >= 2^-1022]; otherwise [theorem_g_intervals] (Arb, [TheoremG.v]);
+    - then the running max of the lower ends from below and the running min
+      of the upper ends ([TheoremR.monotone_tightening]: [sigma] sorted).
     Overflow: as in [TheoremRFloat.v] (an infinite [hi] is rejected; a
     negative overflow of [lsq] gives [lo = 0]). *)
 
