@@ -599,7 +599,9 @@ def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray], norms_21: bo
         # Lemma 8.1 on the exactly scaled factors: S_A S_Bᵀ = 2^(k_A+k_B)·A Bᵀ, so the norm is the
         # scaled one times 2^-(k_A+k_B) (its float ends scaled back exactly).
         idx = np.flatnonzero(exa & exb)
-        balls = _norm_21_from_gram_stack(GA[idx], nKA[idx], SB[idx], m, ea[idx] + eb[idx])
+        every = len(idx) == h  # (no copies of the stacks then)
+        balls = _norm_21_from_gram_stack(GA if every else GA[idx], nKA if every else nKA[idx],
+                                         SB if every else SB[idx], m, ea[idx] + eb[idx])
         for j, ball in zip(idx.tolist(), balls):
             n21[j] = ball
     # Inexact scaling (subnormals rounded) is left to the QR route.
