@@ -400,7 +400,9 @@ def _check_repeated(seed: int, cases: int) -> None:
     # averaged out by the sum. Decided exactly: for p = a/2^j, B ≥ n·v^p ⟺ (B/n)^(2^j) ≥ v^a.
     rng = np.random.default_rng(seed)
     dyadic = [Fraction(1, 2), Fraction(3, 4), Fraction(3, 2), Fraction(7, 4), Fraction(1, 4), Fraction(5, 8), 1, 2,
-              Fraction(3, 8), Fraction(15, 16), Fraction(255, 128)]
+              Fraction(3, 8), Fraction(15, 16), Fraction(255, 128),
+              # rational p = a/b (Lemma 8.3's verified candidates), decided the same way: (B/n)^b vs v^a
+              Fraction(1, 3), Fraction(2, 3), Fraction(5, 7), Fraction(1023, 1024), Fraction(1, 10), Fraction(19, 10)]
     for _ in range(cases):
         v = float(np.ldexp(rng.uniform(1, 2), int(rng.choice([0, 0, -3, 5, -40, -520, -1000, 300]))))
         n = int(rng.choice([1, 2, 3, 5, 8, 64, 333]))
@@ -408,12 +410,12 @@ def _check_repeated(seed: int, cases: int) -> None:
         V = Fraction(v)
         for p in dyadic:
             q = Fraction(p)
-            a, j = q.numerator, q.denominator.bit_length() - 1
-            x = quantities.schatten_quantity(enc, p)
+            a, b = q.numerator, q.denominator
+            x = quantities.schatten_quantity(enc, q if b & (b - 1) == 0 else f"{a}/{b}")
             lo, hi = lower_fraction(x), upper_fraction(x)
             target = V ** a
-            assert lo is None or lo <= 0 or (lo / n) ** (2**j) <= target, ("S_p lower end above", v, n, p, str(x))
-            assert hi is None or (hi / n) ** (2**j) >= target, ("S_p upper end below", v, n, p, str(x))
+            assert lo is None or lo <= 0 or (lo / n) ** b <= target, ("S_p lower end above", v, n, p, str(x))
+            assert hi is None or (hi / n) ** b >= target, ("S_p upper end below", v, n, p, str(x))
         fro = quantities.frobenius_norm(enc)
         lo, hi = lower_fraction(fro), upper_fraction(fro)
         assert lo is None or lo <= 0 or lo * lo <= n * V * V, ("‖·‖_F lower end above", v, n, str(fro))
@@ -459,3 +461,31 @@ def test_float_interval_to_json_exact():
         for nb in (math.nextafter(fm, -math.inf), math.nextafter(fm, math.inf)):  # no float is nearer to the midpoint
             if math.isfinite(nb):
                 assert abs(Fraction(fm) - m) <= abs(Fraction(float(nb)) - m), (lo, hi, fm)
+
+
+@pytest.mark.skipif(not hasattr(quantities, "_power_candidate"), reason="no Lemma 8.3 in this tree")
+def test_spectral_quantities_with_a_wrong_power_function(monkeypatch):
+    # Lemma 8.3 assumes nothing about numpy.power's accuracy: its candidates are verified exactly. With
+    # candidates off by a few ulps either way, far off, or garbage, every result must stay an enclosure.
+    orig = quantities._power_candidate
+    rng = np.random.default_rng(551)
+
+    def spoiled(t, a, b):
+        r = np.asarray(orig(t, a, b), dtype=np.float64)
+        how = int(rng.integers(0, 6))
+        with np.errstate(all="ignore"):
+            if how == 0:
+                return r * (1 + 3 * 2.0**-53)
+            if how == 1:
+                return r * (1 - 5 * 2.0**-53)
+            if how == 2:
+                return r * (1 + rng.choice([-1.0, 1.0], r.shape) * 2.0**-44)
+            if how == 3:
+                return np.where(rng.random(r.shape) < 0.5, 2 * r, 0.5 * r)
+            if how == 4:
+                return np.full_like(r, rng.choice([0.0, np.inf, np.nan]))
+        return r
+
+    monkeypatch.setattr(quantities, "_power_candidate", spoiled)
+    _check_repeated(552, 60)
+    _check_fabricated(553, 20)
