@@ -640,7 +640,7 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     their outward decimal roundings (the same routine), ``mid`` the float
     nearest to (lo + hi)/2 — which lies in [lo, hi], so the printed ends are
     never widened (proofs/enclosure.md §8, "JSON forms"). Used for the
-    quantities evaluated from float ends (Lemma 8.2): no Arb ball is formed.
+    quantities evaluated from float ends (Lemmas 8.2, 8.3): no Arb ball is formed.
 
     Parameters
     ----------
