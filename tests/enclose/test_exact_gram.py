@@ -662,3 +662,29 @@ def test_symmetric_residual_bound_exact():
 @pytest.mark.parametrize("seed", range(4))
 def test_symmetric_residual_bound_exact_sweep(seed):
     _check_symmetric_residual(4500 + seed, 600, 20)
+
+
+# -------------------------- α: Lemma 3.1 with upper-triangle chunk SYRKs (used for m > 512)
+
+
+@pytest.mark.skipif("triangle" not in fperror.gram_deviation_bound.__code__.co_varnames,
+                    reason="no upper-triangle Lemma 3.1 in this tree")
+def test_gram_deviation_upper_triangles_exact():
+    # certify_gram uses triangle=True only above 512 rows; the lemma is the same for any size, so
+    # it is checked here on small factors with tiny chunks (ragged last chunk, one-row chunks).
+    from tests.enclose.exact_inertia import gram_deviation, symmetric_norm_at_most
+    from tests.enclose.test_exact_containment import _factor, _orthonormal
+
+    rng = np.random.default_rng(461)
+    cases = [np.array([[1.0], [2.0**-27]]), np.array([[1.0, 2.0**-27], [2.0**-27, 1.0], [2.0**-28, -(2.0**-28)]])]
+    for _ in range(60):
+        m, r = int(rng.integers(1, 9)), int(rng.integers(1, 6))
+        X = _orthonormal(rng, m, r) if rng.random() < 0.6 else _factor(rng, m, r)
+        if rng.random() < 0.3:
+            X = X * (1 + 2.0 ** -int(rng.integers(10, 50)) * rng.standard_normal(X.shape))
+        cases.append(X)
+    for X in cases:
+        for chunk in (1, 2, 3, 128):
+            B = upper_fraction(fperror.gram_deviation_bound(X, chunk=chunk, triangle=True))
+            if B is not None:
+                assert symmetric_norm_at_most(gram_deviation(X), B), (X.tolist(), chunk)
