@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
         store = RecordStore(records_path, spectrum_store_settings(args.spectrum_mode, ps, include_sigma),
                             resume=args.resume)
     try:
-        run = spectrum_run(args.model, mode=args.spectrum_mode, raw=args.raw, scale_logits=args.scale_logits, ps=ps,
-                           layers=layers, jobs=args.jobs, config=args.config, mapping=args.mapping,
+        run = spectrum_run(args.model, spectrum_mode=args.spectrum_mode, raw=args.raw,
+                           scale_logits=args.scale_logits, ps=ps, layers=layers, jobs=args.jobs, config=args.config, mapping=args.mapping,
                            include_sigma=include_sigma, progress=True, store=store, dask=args.dask)
         if args.resume:
             print(f"certbound spectrum: resumed from {records_path}: {store.reused} matrices reused (same sha256), "

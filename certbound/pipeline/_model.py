@@ -224,8 +224,8 @@ class Model:
             if bad:
                 raise OptionError(f"{self.name}: `layers` {bad} out of range (layers 0..{self.layout.num_layers - 1})")
         with self.open() as (ck, layout):
-            run = spectrum_run_of(ck, layout, self.name, mode=spectrum_mode, raw=raw, scale_logits=scale_logits, ps=ps,
-                                  layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress, dask=dask)
+            run = spectrum_run_of(ck, layout, self.name, spectrum_mode=spectrum_mode, raw=raw,
+                                  scale_logits=scale_logits, ps=ps, layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress, dask=dask)
             doc = run.report()
         return SpectrumReport(doc)
 

@@ -20,8 +20,10 @@ certbound._errors.OptionError: `spectrum_mode`: unknown certificate mode 'exact'
 The pipeline's keyword for the mode is ``spectrum_mode`` (as
 ``BoundSettings.spectrum_mode``, whose ``mode`` is the theorem's, and the
 CLI's ``--spectrum-mode``); where it used to be ``mode=`` that still works,
-with a ``DeprecationWarning`` (:func:`spectrum_mode_keyword`). The lower-level
-``spectrum_run``/``spectrum_report`` still take ``mode=``.
+with a ``DeprecationWarning`` (:func:`spectrum_mode_keyword`). The kernel-level
+``certify_theory_matrix(ces)``/``enclose_theory_matrices`` keep the kernel's
+positional ``mode`` (as :func:`certbound.enclose.enclose_singular_values`), and
+the stored report keeps its ``options["mode"]`` key.
 """
 
 from __future__ import annotations

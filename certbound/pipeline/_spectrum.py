@@ -48,7 +48,7 @@ from certbound.enclose.product import (
     enclose_singular_values_of_products,
 )
 from certbound.enclose.quantities import _norms_and_schatten_intervals, norm_21_of_products
-from certbound.pipeline._modes import check_spectrum_mode
+from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._streaming import (
@@ -542,11 +542,11 @@ class SpectrumRun:
         write_report_json(path, self.head, self.records())
 
 
-def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_logits: bool = False,
-                 ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
+def spectrum_run(model: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE, raw: bool = False,
+                 scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
                  config: str | None = None, mapping: str | None = None, include_sigma: bool = True,
                  progress: ProgressSpec = None, store: MemoryRecordStore | None = None,
-                 dask: str | None = None) -> SpectrumRun:
+                 dask: str | None = None, mode: str | None = None) -> SpectrumRun:
     """Certify a model's matrices into ``store``: the report head and the per-matrix digests.
 
     ``model`` is a checkpoint path or a packaged checkpoint name. The work is
@@ -563,9 +563,10 @@ def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_log
     ----------
     model : str
         A checkpoint path or a packaged checkpoint name.
-    mode : {"fast", "tight", "arb", "gram", "auto"}
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
-        default ``"auto"``); each record's ``mode`` is the certificate that succeeded.
+        default ``"auto"``); each record's ``mode`` is the certificate that succeeded, and the
+        report's ``options["mode"]`` (the stored format's key) this choice.
     raw : bool
         Also certify the raw per-layer W_Q, W_K, W_V, W_O.
     scale_logits : bool
@@ -586,6 +587,8 @@ def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_log
         Where records go (default: a new in-memory store).
     dask : str, optional
         A Dask scheduler address or ``"local"`` (the ``dask`` extra).
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -593,28 +596,45 @@ def spectrum_run(model: str, *, mode: str = "auto", raw: bool = False, scale_log
         The report head and the store; :meth:`SpectrumRun.report` assembles the dict,
         :meth:`SpectrumRun.write_json` streams it to a file.
     """
-    check_spectrum_mode(mode)  # before the model is opened
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)  # before the model is opened
     path = resolve_packaged_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
-        return spectrum_run_of(ck, layout, path, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps,
-                               layers=layers, jobs=jobs, include_sigma=include_sigma, progress=progress,
+        return spectrum_run_of(ck, layout, path, spectrum_mode=spectrum_mode, raw=raw, scale_logits=scale_logits,
+                               ps=ps, layers=layers, jobs=jobs, include_sigma=include_sigma, progress=progress,
                                store=store, dask=dask)
     finally:
         ck.close()
 
 
-def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw: bool = False,
-                    scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
+def spectrum_run_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
+                    raw: bool = False, scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
                     layers: list[int] | None = None, jobs: int = 1, include_sigma: bool = True,
                     progress: ProgressSpec = None, store: MemoryRecordStore | None = None,
-                    dask: str | None = None) -> SpectrumRun:
+                    dask: str | None = None, mode: str | None = None) -> SpectrumRun:
     """:func:`spectrum_run` of an opened checkpoint ``ck`` with its resolved ``layout`` (not closed here).
 
     ``path`` is what the report's ``"model"`` field names. Serial runs use
     ``ck`` itself; workers (``jobs > 1``, ``dask``) reopen ``ck.path`` with
     ``layout``, so those need a checkpoint on disk.
+
+    Parameters
+    ----------
+    ck, layout, path
+        The opened checkpoint, its layout, and the name the report gives it.
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode (default ``"auto"``), as for :func:`spectrum_run`.
+    raw, scale_logits, ps, layers, jobs, include_sigma, progress, store, dask
+        As for :func:`spectrum_run`.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
+
+    Returns
+    -------
+    SpectrumRun
+        As :func:`spectrum_run`.
     """
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
     ps = list(ps)
     store = MemoryRecordStore() if store is None else store
     types = _report_types(layout)
@@ -622,7 +642,7 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw:
     nl = layout.num_layers if layers is None else len(layers)
     total = nl * (2 * layout.num_heads + len(types) - 2 + (4 if raw else 0))
     source = ModelSource(os.path.abspath(ck.path), layout, scale_logits=scale_logits, run=uuid.uuid4().hex)
-    certify: Any = MatrixCertifier(mode, tuple(ps), include_sigma)
+    certify: Any = MatrixCertifier(spectrum_mode, tuple(ps), include_sigma)
     if any(getattr(s, "shared_groups", 0) for s in getattr(layout, "stacks", ())):
         certify = SharedLayerCertifier(certify)
     if (dask is not None or jobs > 1) and not os.path.exists(ck.path):
@@ -654,7 +674,7 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw:
     head = {
         "model": path,
         "config": cfg,
-        "options": {"mode": mode, "raw": raw, "scale_logits": scale_logits, "p": ps, "layers": layers,
+        "options": {"mode": spectrum_mode, "raw": raw, "scale_logits": scale_logits, "p": ps, "layers": layers,
                     "ignored": ("none (certbound-pi: the model has no biases, LayerNorm or embeddings)"
                                 if layout.theory_config is not None else
                                 "biases, LayerNorm, embeddings, pooler/heads, position biases")},
@@ -670,11 +690,11 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw:
     return run
 
 
-def spectrum_report(model: str, *, mode: str = "auto", raw: bool = False, scale_logits: bool = False,
-                    ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
+def spectrum_report(model: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE, raw: bool = False,
+                    scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"), layers: list[int] | None = None, jobs: int = 1,
                     config: str | None = None, mapping: str | None = None,
                     include_sigma: bool = True, progress: ProgressSpec = None,
-                    dask: str | None = None) -> dict[str, Any]:
+                    dask: str | None = None, mode: str | None = None) -> dict[str, Any]:
     """The whole JSON report of ``certbound spectrum`` as a dict (see the README).
 
     ``model`` is a checkpoint path or a packaged checkpoint name.
@@ -686,8 +706,12 @@ def spectrum_report(model: str, *, mode: str = "auto", raw: bool = False, scale_
 
     Parameters
     ----------
-    model, mode, raw, scale_logits, ps, layers, jobs, config, mapping, include_sigma, progress, dask
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode (default ``"auto"``), as for :func:`spectrum_run`.
+    model, raw, scale_logits, ps, layers, jobs, config, mapping, include_sigma, progress, dask
         As for :func:`spectrum_run`.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
 
     Returns
     -------
@@ -702,18 +726,37 @@ def spectrum_report(model: str, *, mode: str = "auto", raw: bool = False, scale_
     >>> rep["options"]["mode"], [r["type"] for r in rep["matrices"]]
     ('auto', ['QK', 'VO', 'M_in', 'M_out', 'readout'])
     """
-    return spectrum_run(model, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps, layers=layers, jobs=jobs,
-                        config=config, mapping=mapping, include_sigma=include_sigma, progress=progress,
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
+    return spectrum_run(model, spectrum_mode=spectrum_mode, raw=raw, scale_logits=scale_logits, ps=ps, layers=layers,
+                        jobs=jobs, config=config, mapping=mapping, include_sigma=include_sigma, progress=progress,
                         dask=dask).report()
 
 
-def spectrum_report_of(ck: Any, layout: Any, path: str, *, mode: str = "auto", raw: bool = False,
-                       scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
+def spectrum_report_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
+                       raw: bool = False, scale_logits: bool = False, ps: Iterable[str] = ("0.5", "1", "2"),
                        layers: list[int] | None = None, jobs: int = 1, include_sigma: bool = True,
-                       progress: ProgressSpec = None) -> dict[str, Any]:
+                       progress: ProgressSpec = None, mode: str | None = None) -> dict[str, Any]:
     """:func:`spectrum_report` of an opened checkpoint ``ck`` with its resolved ``layout`` (not closed here).
 
     ``path`` is what the report's ``"model"`` field names.
+
+    Parameters
+    ----------
+    ck, layout, path
+        The opened checkpoint, its layout, and the name the report gives it.
+    spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode (default ``"auto"``), as for :func:`spectrum_run`.
+    raw, scale_logits, ps, layers, jobs, include_sigma, progress
+        As for :func:`spectrum_run`.
+    mode : str, optional
+        Deprecated name of ``spectrum_mode`` (warns).
+
+    Returns
+    -------
+    dict
+        As :func:`spectrum_report`.
     """
-    return spectrum_run_of(ck, layout, path, mode=mode, raw=raw, scale_logits=scale_logits, ps=ps, layers=layers,
+    spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
+    return spectrum_run_of(ck, layout, path, spectrum_mode=spectrum_mode, raw=raw, scale_logits=scale_logits, ps=ps,
+                           layers=layers,
                            jobs=jobs, include_sigma=include_sigma, progress=progress).report()

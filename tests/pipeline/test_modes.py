@@ -90,6 +90,8 @@ SPECTRUM_MODE_FUNCTIONS = [
     (_proxies.model_quantities_of, False), (_sweep.run_sweep, True), (covering_report, True), (_demo.run_demo, True),
     (_demo.enclose_model_spectra, False), (_demo.demo_point, False), (_demo.counterfactual_curve, False),
     (_bound.model_spectra, True), (_bound.model_spectra_of, False),
+    (_spectrum.spectrum_run, True), (_spectrum.spectrum_run_of, True), (_spectrum.spectrum_report, True),
+    (_spectrum.spectrum_report_of, True),
 ]
 
 
@@ -106,11 +108,6 @@ def test_every_pipeline_function_defaults_to_auto_and_documents_the_modes(func, 
     assert BoundSettings().spectrum_mode == "auto"
 
 
-@pytest.mark.parametrize("func", [_spectrum.spectrum_run, _spectrum.spectrum_report], ids=lambda f: f.__qualname__)
-def test_the_spectrum_run_functions_default_to_auto(func):  # (still ``mode=``: pipeline/_spectrum.py)
-    assert inspect.signature(func).parameters["mode"].default == "auto"
-
-
 @pytest.mark.parametrize("call", [
     lambda **kw: Model.proxies(None, **kw),  # checked before the model is touched
     lambda **kw: _proxies.model_quantities("no/such/model", **kw),
@@ -118,6 +115,8 @@ def test_the_spectrum_run_functions_default_to_auto(func):  # (still ``mode=``: 
     lambda **kw: covering_report(np.eye(2), eps=1, rows=1, **kw),
     lambda **kw: _demo.run_demo("no/such/model", **kw),
     lambda **kw: _bound.model_spectra("no/such/model", **kw),
+    lambda **kw: _spectrum.spectrum_run("no/such/model", **kw),
+    lambda **kw: _spectrum.spectrum_report("no/such/model", **kw),
 ])
 def test_the_old_mode_keyword_warns_and_conflicts_are_refused(call):
     with pytest.warns(DeprecationWarning, match="mode= is deprecated: use spectrum_mode="):
@@ -147,7 +146,7 @@ def test_the_old_mode_keyword_gives_the_same_result(monkeypatch):
     lambda: covering_report(np.eye(2), eps=1, rows=1, spectrum_mode="exact"),
     lambda: _demo.run_demo("no/such/model", spectrum_mode="exact"),
     lambda: BoundSettings(spectrum_mode="exact"),
-    lambda: _spectrum.spectrum_run("no/such/model", mode="exact"),
+    lambda: _spectrum.spectrum_run("no/such/model", spectrum_mode="exact"),
     lambda: _bound.model_spectra("no/such/model", spectrum_mode="exact"),
 ])
 def test_an_unknown_mode_is_refused_first_naming_the_modes(call):
