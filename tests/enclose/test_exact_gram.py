@@ -31,6 +31,7 @@ import scipy.linalg.lapack
 from flint import arb
 
 from certbound.enclose import enclose_singular_values, enclose_singular_values_of_products, fperror, gram
+from certbound.enclose import product as product_mod
 from tests.enclose.exact_inertia import fractions_of, lower_fraction, singular_value_in, smaller_gram, upper_fraction
 from tests.enclose.exact_known import known_matrix, known_product
 
@@ -537,10 +538,16 @@ def _check_inertia_products(seed: int, cases: int, monkeypatch, modes=("auto", "
             if rng.random() < 0.2:  # another shape in the same call: two stacks
                 pairs.append(_factor_pair(rng, n, m, d))
             As, Bs = [p[0] for p in pairs], [p[1] for p in pairs]
-            for mode in modes:
-                for (A, B), enc in zip(pairs, enclose_singular_values_of_products(As, Bs, mode=mode)):
+            runs = [(mode, enclose_singular_values_of_products(As, Bs, mode=mode), None) for mode in modes]
+            if hasattr(product_mod, "enclose_singular_values_and_norms_21_of_products"):
+                encs, norms = product_mod.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
+                runs.append(("auto+norms", encs, norms))
+            for mode, encs, norms in runs:
+                for j, ((A, B), enc) in enumerate(zip(pairs, encs)):
                     P = [[sum((a * b for a, b in zip(ra, rb)), Fraction(0)) for rb in fractions_of(B)]
                          for ra in fractions_of(A)]
+                    if norms is not None:
+                        _check_norm_21(norms[j], P, (A, B))
                     G = smaller_gram(P)
                     for i in range(min(A.shape[0], B.shape[0])):
                         lo, hi = _ends(enc.sigma[i])
@@ -551,6 +558,19 @@ def _check_inertia_products(seed: int, cases: int, monkeypatch, modes=("auto", "
                         fu = float(enc.upper[i])
                         assert singular_value_in(G, i, Fraction(float(enc.lower[i])),
                                                  Fraction(fu) if math.isfinite(fu) else Fraction(10) ** 700)
+
+
+def _check_norm_21(ball, P, what) -> None:
+    """The ball contains ‖P‖_{2,1} (P an exact Fraction matrix), mpmath at 700 bits up to 2^-550 relative."""
+    import mpmath
+
+    from tests.enclose.exact_known import contains_mp, mp_of
+
+    with mpmath.workprec(700):
+        t = mpmath.fsum(mpmath.sqrt(mp_of(sum((x * x for x in col), Fraction(0)))) for col in zip(*P))
+        lo, hi = lower_fraction(ball), upper_fraction(ball)
+        assert lo is None or lo >= 0 or hi is None, ("negative lower end of a norm", str(ball))
+        assert contains_mp(lo, hi, t, 550), ("‖AB^T‖_{2,1} outside its ball", str(ball), mpmath.nstr(t, 20), what)
 
 
 def test_products_inertia(monkeypatch):
@@ -688,3 +708,25 @@ def test_gram_deviation_upper_triangles_exact():
             B = upper_fraction(fperror.gram_deviation_bound(X, chunk=chunk, triangle=True))
             if B is not None:
                 assert symmetric_norm_at_most(gram_deviation(X), B), (X.tolist(), chunk)
+
+
+@pytest.mark.skipif(not hasattr(product_mod, "enclose_singular_values_and_norms_21_of_products"),
+                    reason="no shared P-G norms in this tree")
+@pytest.mark.parametrize("total", [1000, 1040, 1060, 1068, 1074, 1080, 1100, 1500])
+def test_product_norms_and_sigma_at_tiny_scales(total):
+    # ‖AB^T‖_{2,1} and σ of products scaled by 2^-total (well-conditioned factors: Lemma P-G runs): the
+    # float sums and ends are scaled back by ldexp only when that is exact, else in Arb (4e09fcb, §10).
+    rng = np.random.default_rng(total)
+    for _ in range(3):
+        m, n, d = int(rng.integers(3, 7)), int(rng.integers(3, 7)), int(rng.integers(1, 3))
+        a = total // 2 + int(rng.integers(-20, 21))
+        A = rng.standard_normal((m, d)) * 2.0**-a
+        B = rng.standard_normal((n, d)) * 2.0 ** -(total - a)
+        encs, norms = product_mod.enclose_singular_values_and_norms_21_of_products([A, A * 3], [B, B], mode="auto")
+        for F, enc, nb in zip((A, A * 3), encs, norms):
+            P = [[sum((x * y for x, y in zip(ra, rb)), Fraction(0)) for rb in fractions_of(B)] for ra in fractions_of(F)]
+            _check_norm_21(nb, P, (F, B))
+            G = smaller_gram(P)
+            for i in range(min(m, n)):
+                lo, hi = _ends(enc.sigma[i])
+                assert hi is not None and singular_value_in(G, i, lo, hi), (total, i, str(enc.sigma[i]))
