@@ -632,7 +632,12 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
 
     Parameters
     ----------
-    shape : (m, n) of every product; ``k = min(m, n)``; r : structural rank bound.
+    shape : (int, int)
+        ``(m, n)`` of every product.
+    k : int
+        ``min(m, n)``.
+    r : int
+        The structural rank bound.
     lo, hi : ndarrays (h, r)
         Float bounds on the σᵢ of the scaled products.
     t : ndarray (h,) of int
@@ -642,7 +647,8 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
 
     Returns
     -------
-    list of h SingularValueEnclosure, as :func:`_finish` returns them one by one.
+    list of SingularValueEnclosure
+        The h enclosures, as :func:`_finish` returns them one by one.
     """
     h = lo.shape[0]
     if h == 0:
@@ -685,10 +691,12 @@ def _pow2(t: int) -> arb:
     Parameters
     ----------
     t : int
+        The exponent.
 
     Returns
     -------
     arb
+        2^t, exact (a power of two is exact at any precision).
     """
     with working_precision():
         return arb(2) ** t
@@ -700,7 +708,12 @@ def _finish(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarr
 
     Parameters
     ----------
-    shape : (m, n); k = min(m, n); r : the structural rank bound.
+    shape : (int, int)
+        ``(m, n)`` of the product.
+    k : int
+        ``min(m, n)``.
+    r : int
+        The structural rank bound.
     lo, hi : ndarrays (r,)
         Float bounds on the σᵢ of the scaled product.
     t : int

@@ -758,5 +758,4 @@ def spectrum_report_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = 
     """
     spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)
     return spectrum_run_of(ck, layout, path, spectrum_mode=spectrum_mode, raw=raw, scale_logits=scale_logits, ps=ps,
-                           layers=layers,
-                           jobs=jobs, include_sigma=include_sigma, progress=progress).report()
+                           layers=layers, jobs=jobs, include_sigma=include_sigma, progress=progress).report()
