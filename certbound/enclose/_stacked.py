@@ -153,7 +153,16 @@ def abs_gram_norm2_upper(aX: np.ndarray) -> np.ndarray:
 def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
     """Per-slice upper bounds on ``‖X_hᵀX_h − I‖₂`` for a stack X (h, m, r) (Lemma 3.1).
 
-    +∞ for a slice with a diagonal entry of fl(XᵀX) outside [1/2, 2].
+    Parameters
+    ----------
+    X : ndarray (h, m, r)
+        The stack of (near-)orthonormal factors.
+
+    Returns
+    -------
+    ndarray (h,)
+        Float upper bounds, +∞ for a slice with a diagonal entry of fl(XᵀX)
+        outside [1/2, 2] (where the Sterbenz step is not exact) or a non-finite bound.
     """
     h, m, r = X.shape
     if r == 0:

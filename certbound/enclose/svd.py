@@ -240,6 +240,21 @@ def theorem_r_float_bounds(
     scaled by ``2**scale_exponent`` with ``ldexp`` (exact when every scaled end is
     a normal float or 0; otherwise :func:`theorem_r_intervals` is used).
 
+    Parameters
+    ----------
+    s : ndarray
+        Computed singular values (any order and sign; ``|s|`` sorted descending is used).
+    alpha, beta, e : arb
+        The certificate's bounds on ‖UᵀU − I‖₂, ‖VᵀV − I‖₂ and the residual (Theorem R).
+    scale_exponent : int
+        The balls are multiplied by ``2**scale_exponent``.
+
+    Returns
+    -------
+    list of arb or None
+        Balls for σ₁ ≥ σ₂ ≥ …, as a :class:`_BallsWithEnds` carrying the float
+        ends as ``.lower`` / ``.upper``; None when the hypotheses are not certified.
+
     >>> b = theorem_r_float_bounds(np.array([1.0, 2.0]), arb(0), arb(0), arb(0))
     >>> float(b.lower[0]) <= 2.0 <= float(b.upper[0]), float(b.lower[1]) <= 1.0 <= float(b.upper[1])
     (True, True)

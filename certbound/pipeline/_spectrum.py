@@ -208,6 +208,23 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
     ‖·‖_{2,1} ball of each head of a batch that raised no warning, computed
     with its enclosure (:func:`~certbound.enclose.product.enclose_singular_values_and_norms_21_of_products`:
     Lemma P-G's Gram matrices serve both).
+
+    Parameters
+    ----------
+    ms : iterable of TheoryMatrix
+        The matrices, in order (dense ones and per-head products).
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the kernel (as :func:`certbound.enclose.enclose_singular_values`).
+    skip_shared : bool
+        Pass a matrix with ``same_as_layer`` set through uncertified (enclosure ``None``).
+    norms_21 : dict, optional
+        Receives ``id(matrix) → ‖·‖_{2,1}`` ball for the heads of each batch that raised no warning.
+
+    Yields
+    ------
+    (TheoryMatrix, SingularValueEnclosure or None, tuple or None, list of str)
+        The matrix, its enclosure, its exact float64 factors ``(A, B)`` (per-head
+        products) or None, and the messages of the warnings raised for it.
     """
     pending: list[Any] = []
 
