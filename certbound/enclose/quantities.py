@@ -282,6 +282,35 @@ def _float_ends(enc: SingularValueEnclosure) -> tuple[np.ndarray, np.ndarray] | 
     return lower[keep], upper[keep]
 
 
+def _fsum_outward(L: np.ndarray, H: np.ndarray) -> tuple[float, float] | None:
+    """``(max(pred(fsum L), 0), succ(fsum H))``: floats below ΣLᵢ and above ΣHᵢ (Lemma 8.2's sums).
+
+    ``math.fsum`` is the correctly rounded exact sum of its floats, so one step
+    outward bounds the exact sum (Lemma 10.1). None if a sum overflows.
+
+    Parameters
+    ----------
+    L, H : numpy.ndarray
+        Nonnegative floats (lower and upper bounds of the terms).
+
+    Returns
+    -------
+    (float, float) or None
+        The two ends, the lower one ≥ 0.
+
+    >>> _fsum_outward(np.array([1.0, 2.0]), np.array([1.0, 2.0]))   # one float each side of 3
+    (2.9999999999999996, 3.0000000000000004)
+    """
+    try:
+        s_lo, s_hi = math.fsum(L.tolist()), math.fsum(H.tolist())
+    except (OverflowError, ValueError):
+        return None
+    s_hi = math.nextafter(s_hi, math.inf)
+    if not math.isfinite(s_hi):
+        return None
+    return max(math.nextafter(s_lo, -math.inf), 0.0), s_hi
+
+
 def _schatten_float_sum(lo: np.ndarray, hi: np.ndarray, a: int, j: int) -> tuple[float, float] | None:
     """``(s_lo, s_hi)`` floats with ``s_lo ≤ Σσᵢ^p ≤ s_hi`` for p = a/2^j, from ends ``lo ≤ σᵢ ≤ hi`` (Lemma 8.2).
 
@@ -308,14 +337,7 @@ def _schatten_float_sum(lo: np.ndarray, hi: np.ndarray, a: int, j: int) -> tuple
     if not hi.size:
         return 0.0, 0.0
     L, H = _directed_powers(lo, hi, a, j)
-    try:
-        s_lo, s_hi = math.fsum(L.tolist()), math.fsum(H.tolist())
-    except (OverflowError, ValueError):
-        return None
-    s_hi = math.nextafter(s_hi, math.inf)
-    if not math.isfinite(s_hi):
-        return None
-    return max(math.nextafter(s_lo, -math.inf), 0.0), s_hi
+    return _fsum_outward(L, H)
 
 
 def _directed_int_power(x: np.ndarray, n: int, up: bool) -> np.ndarray:
@@ -431,14 +453,7 @@ def _schatten_rational_sum(lo: np.ndarray, hi: np.ndarray, a: int, b: int) -> tu
     L = np.zeros_like(lo)
     L[pos] = bounds[0][:n_pos]
     H = bounds[1][n_pos:]
-    try:
-        s_lo, s_hi = math.fsum(L.tolist()), math.fsum(H.tolist())
-    except (OverflowError, ValueError):
-        return None
-    s_hi = math.nextafter(s_hi, math.inf)
-    if not math.isfinite(s_hi):
-        return None
-    return max(math.nextafter(s_lo, -math.inf), 0.0), s_hi
+    return _fsum_outward(L, H)
 
 
 _UNSET: Any = object()
