@@ -151,7 +151,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     ps = list(ps)
     out: list[dict[str, Any]] = []
     heads: list[tuple[Any, Any, Any, list[str]]] = []
-    shared: dict[int, Any] = {}  # ‖·‖_{2,1} of heads, by id of the matrix, from enclose_theory_matrices
+    norms_21_by_id: dict[int, Any] = {}  # ‖·‖_{2,1} of heads, by id of the matrix, from enclose_theory_matrices
 
     def flush() -> None:
         # ‖·‖_{2,1} of a batch of heads at once (norm_21_of_products; batches as
@@ -160,11 +160,12 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
         # stays with its matrix.
         if not heads:
             return
-        if all(id(m) in shared for m, _, _, _ in heads):  # computed with the enclosures (Lemma P-G's Gram matrices)
-            n21s: list[Any] = [shared.pop(id(m)) for m, _, _, _ in heads]
+        # computed with the enclosures (Lemma P-G's Gram matrices)
+        if all(id(m) in norms_21_by_id for m, _, _, _ in heads):
+            n21s: list[Any] = [norms_21_by_id.pop(id(m)) for m, _, _, _ in heads]
         else:
             for m, _, _, _ in heads:
-                shared.pop(id(m), None)
+                norms_21_by_id.pop(id(m), None)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 n21s = norm_21_of_products([f[0] for _, _, f, _ in heads], [f[1] for _, _, f, _ in heads])
@@ -177,7 +178,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     # One BLAS thread for the small products and norms (the kernel raises it for big SVDs); the float
     # environment checked once for every record's float evaluations (Lemmas 8.2, 8.3), not once per record.
     with single_threaded(), float_model_scope():
-        for m, enc, facs, msgs in enclose_theory_matrices(ms, mode, norms_21=shared):
+        for m, enc, facs, msgs in enclose_theory_matrices(ms, mode, norms_21=norms_21_by_id):
             if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)
                           or sum(factor_bytes(h[0]) for h in heads) + factor_bytes(m) > HEAD_BATCH_BYTES):
                 flush()
