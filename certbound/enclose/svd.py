@@ -54,7 +54,6 @@ from flint import arb, arb_mat
 
 from certbound._blas import blas_threads, threads_for, threads_for_gram
 from certbound.ball import (
-    DEFAULT_PREC,
     arb_from_float,
     ball_to_json,
     decimal_lower,
