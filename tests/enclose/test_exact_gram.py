@@ -145,25 +145,23 @@ def _random_internals(rng, monkeypatch) -> None:
     monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_MIN_COLUMNS", int(rng.choice([64, 1, 2])))
     monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_MAX_COLUMNS", int(rng.choice([1024, 1, 3])))
     monkeypatch.setattr(fperror, "RESIDUAL_BLOCK_BYTES", int(rng.choice([2**23, 8, 40])))
-    if hasattr(gram, "BLOCK_ENTRIES"):
-        monkeypatch.setattr(gram, "BLOCK_ENTRIES", int(rng.choice([1 << 18, 1, 3, 7])))
+    monkeypatch.setattr(gram, "BLOCK_ENTRIES", int(rng.choice([1 << 18, 1, 3, 7])))
     _gram_chunks(monkeypatch, int(rng.choice([128, 1, 2, 3])), int(rng.choice([128, 1, 2, 3])),
                  int(rng.choice([128, 1, 2, 3])))
 
 
 def _gram_chunks(monkeypatch, gram_chunk: int, alpha_chunk: int, residual_chunk: int) -> None:
     """The Gram route's chunk lengths (Lemma 2.5): Ĝ's column chunks, UᵀU's row chunks, the residual's inner chunks."""
-    for name, value in (("ALPHA_CHUNK", alpha_chunk), ("RESIDUAL_CHUNK", residual_chunk)):
-        if hasattr(gram, name):
-            monkeypatch.setattr(gram, name, value)
-    if hasattr(gram, "GRAM_CHUNK"):  # rounded_gram's default is bound at definition: wrap it
-        orig = gram.rounded_gram.__wrapped__ if hasattr(gram.rounded_gram, "__wrapped__") else gram.rounded_gram
+    monkeypatch.setattr(gram, "ALPHA_CHUNK", alpha_chunk)
+    monkeypatch.setattr(gram, "RESIDUAL_CHUNK", residual_chunk)
+    # rounded_gram's default chunk (GRAM_CHUNK) is bound at definition: wrap it
+    orig = gram.rounded_gram.__wrapped__ if hasattr(gram.rounded_gram, "__wrapped__") else gram.rounded_gram
 
-        def rounded_gram(Ws, extra_residual=None, chunk=gram_chunk):
-            return orig(Ws, extra_residual, chunk=chunk)
+    def rounded_gram(Ws, extra_residual=None, chunk=gram_chunk):
+        return orig(Ws, extra_residual, chunk=chunk)
 
-        rounded_gram.__wrapped__ = orig
-        monkeypatch.setattr(gram, "rounded_gram", rounded_gram)
+    rounded_gram.__wrapped__ = orig
+    monkeypatch.setattr(gram, "rounded_gram", rounded_gram)
 
 
 # --------------------------------------------------- whole enclosures, known σ
@@ -495,8 +493,7 @@ def test_gram_rounding_of_long_same_sign_dot_products_is_covered(n, monkeypatch)
                 for i in range(min(W.shape)):
                     lo, hi = _ends(enc.sigma[i])
                     assert hi is not None and singular_value_in(G, i, lo, hi), (mode, n, trial, i, str(enc.sigma[i]))
-    if hasattr(gram, "GRAM_CHUNK"):
-        assert worst > 8 * Fraction(2) ** -53, float(worst)  # the rounding of Ĝ mattered
+    assert worst > 8 * Fraction(2) ** -53, float(worst)  # the rounding of Ĝ mattered
 
 
 # ------------------------------------------ per-head products, inertia
@@ -539,9 +536,8 @@ def _check_inertia_products(seed: int, cases: int, monkeypatch, modes=("auto", "
                 pairs.append(_factor_pair(rng, n, m, d))
             As, Bs = [p[0] for p in pairs], [p[1] for p in pairs]
             runs = [(mode, enclose_singular_values_of_products(As, Bs, mode=mode), None) for mode in modes]
-            if hasattr(product_mod, "enclose_singular_values_and_norms_21_of_products"):
-                encs, norms = product_mod.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
-                runs.append(("auto+norms", encs, norms))
+            encs, norms = product_mod.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
+            runs.append(("auto+norms", encs, norms))
             for mode, encs, norms in runs:
                 for j, ((A, B), enc) in enumerate(zip(pairs, encs)):
                     P = [[sum((a * b for a, b in zip(ra, rb)), Fraction(0)) for rb in fractions_of(B)]
@@ -669,7 +665,6 @@ def _check_symmetric_residual(seed: int, cases: int, max_m: int, min_m: int = 1,
         assert norm_at_most(residual(G, U, lam, U), Fraction(eu)), (G.tolist(), U.tolist(), lam.tolist(), chunk)
 
 
-@pytest.mark.skipif(not hasattr(fperror, "symmetric_residual_norm_bound"), reason="no Lemma 3.4 in this tree")
 def test_symmetric_residual_bound_exact():
     # Lemma 3.4 (proofs/enclosure.md §3): one block below 33 rows, several above (nb ≥ 32), inner chunks 1, 2.
     _check_symmetric_residual(441, 40, 12)
@@ -678,7 +673,6 @@ def test_symmetric_residual_bound_exact():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(fperror, "symmetric_residual_norm_bound"), reason="no Lemma 3.4 in this tree")
 @pytest.mark.parametrize("seed", range(4))
 def test_symmetric_residual_bound_exact_sweep(seed):
     _check_symmetric_residual(4500 + seed, 600, 20)
@@ -687,8 +681,6 @@ def test_symmetric_residual_bound_exact_sweep(seed):
 # -------------------------- α: Lemma 3.1 with upper-triangle chunk SYRKs (used for m > 512)
 
 
-@pytest.mark.skipif("triangle" not in fperror.gram_deviation_bound.__code__.co_varnames,
-                    reason="no upper-triangle Lemma 3.1 in this tree")
 def test_gram_deviation_upper_triangles_exact():
     # certify_gram uses triangle=True only above 512 rows; the lemma is the same for any size, so
     # it is checked here on small factors with tiny chunks (ragged last chunk, one-row chunks).
@@ -710,8 +702,6 @@ def test_gram_deviation_upper_triangles_exact():
                 assert symmetric_norm_at_most(gram_deviation(X), B), (X.tolist(), chunk)
 
 
-@pytest.mark.skipif(not hasattr(product_mod, "enclose_singular_values_and_norms_21_of_products"),
-                    reason="no shared P-G norms in this tree")
 @pytest.mark.parametrize("total", [1000, 1040, 1060, 1068, 1074, 1080, 1100, 1500])
 def test_product_norms_and_sigma_at_tiny_scales(total):
     # ‖AB^T‖_{2,1} and σ of products scaled by 2^-total (well-conditioned factors: Lemma P-G runs): the

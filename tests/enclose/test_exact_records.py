@@ -442,7 +442,6 @@ def test_spectral_quantities_on_repeated_point_values_sweep():
 # ------------------------------------------------ float ends printed directly
 
 
-@pytest.mark.skipif(not hasattr(ball_mod, "float_interval_to_json"), reason="no float_interval_to_json in this tree")
 def test_float_interval_to_json_exact():
     # The JSON form of [lo, hi] for float ends (Lemma 8.2's quantities): the exact ends are the floats
     # themselves, the decimals lie outside them, and mid is *the* float nearest to (lo + hi)/2.
@@ -471,7 +470,6 @@ def test_float_interval_to_json_exact():
                 assert abs(Fraction(fm) - m) <= abs(Fraction(float(nb)) - m), (lo, hi, fm)
 
 
-@pytest.mark.skipif(not hasattr(quantities, "_power_candidate"), reason="no Lemma 8.3 in this tree")
 def test_spectral_quantities_with_a_wrong_power_function(monkeypatch):
     # Lemma 8.3 assumes nothing about numpy.power's accuracy: its candidates are verified exactly. With
     # candidates off by a few ulps either way, far off, or garbage, every result must stay an enclosure.
