@@ -553,22 +553,50 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
     if not (np.isfinite(ninf_N) and np.isfinite(n1_N) and np.isfinite(maxrow)):
         return arb.pos_inf()
     with working_precision():
-        mn = m * n
-        # Frobenius bounds: each total is one tree of mn rounded squares (Lemma 2.2 / _sumsq_upper).
-        denom = 1 - gamma(mn)
-        fro_final = ((arb_from_float(float(ss_final)) + 2 * mn * arb(ETA)) / denom).sqrt()
-        nR = fro_final
-        if np.isfinite(n1_R) and np.isfinite(ninf_R):
-            hoelder = (arb_from_float(n1_R) * arb_from_float(ninf_R)).sqrt()
-            if hoelder.upper() < fro_final.upper():
-                nR = hoelder
-        inter = arb(0)
-        for x in ss_inter.tolist():
-            inter += ((arb_from_float(x) + 2 * mn * arb(ETA)) / denom).sqrt()
         b = CHUNK if chunked else r
         apriori = gamma(b + 1) * (arb_from_float(ninf_N) * arb_from_float(n1_N)).sqrt()
-        under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(mn).sqrt()
-        return (1 + 2 * arb(_U)) * nR + 2 * arb(_U) * inter + apriori + under
+        return _residual_bound_finish(float(ss_final), ss_inter, n1_R, ninf_R, m * n, r, maxrow, apriori)
+
+
+def _residual_bound_finish(ss_final: float, ss_inter: np.ndarray, n1_R: float, ninf_R: float, entries: int,
+                           r: int, maxrow: float, apriori: arb) -> arb:
+    """The last step of Lemma 3.2′ (and 3.4), in Arb: ``(1+2u)N(R̂) + 2uΣ_c N(R̂_c) + apriori + under``.
+
+    Parameters
+    ----------
+    ss_final : float
+        ``fl(Σ)`` of the squares of the computed residual R̂'s entries (one tree of ``entries`` squares).
+    ss_inter : ndarray
+        The same for each intermediate R̂_c, c < q.
+    n1_R, ninf_R : float
+        Floats ≥ ‖R̂‖₁ and ≥ ‖R̂‖_∞ (or non-finite: then only the Frobenius bound is used).
+    entries : int
+        Number of entries of R̂ (m·n).
+    r : int
+        Inner length of the residual products (Lemma 2.1's underflow term).
+    maxrow : float
+        Float ≥ max_i Σ_l |x_il|.
+    apriori : arb
+        γ_{b+1} times a bound of ‖|X||S||Y|ᵀ‖₂.
+
+    Returns
+    -------
+    arb
+        A ball whose upper end bounds ‖W − X diag(s) Yᵀ‖₂ (proofs/enclosure.md §3).
+    """
+    # Frobenius bounds: each total is one tree of `entries` rounded squares (Lemma 2.2 / _sumsq_upper);
+    # N(R̂) = min(‖R̂‖_F bound, √(‖R̂‖₁‖R̂‖_∞)) (Lemma 2.3, valid for any matrix).
+    denom = 1 - gamma(entries)
+    nR = ((arb_from_float(ss_final) + 2 * entries * arb(ETA)) / denom).sqrt()
+    if np.isfinite(n1_R) and np.isfinite(ninf_R):
+        hoelder = (arb_from_float(n1_R) * arb_from_float(ninf_R)).sqrt()
+        if hoelder.upper() < nR.upper():
+            nR = hoelder
+    inter = arb(0)
+    for x in ss_inter.tolist():
+        inter += ((arb_from_float(x) + 2 * entries * arb(ETA)) / denom).sqrt()
+    under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(entries).sqrt()
+    return (1 + 2 * arb(_U)) * nR + 2 * arb(_U) * inter + apriori + under
 
 
 def symmetric_residual_block_columns(m: int) -> int:
@@ -701,23 +729,11 @@ def symmetric_residual_norm_bound(
     if not (rho_N.is_finite() and np.isfinite(maxrow)):
         return arb.pos_inf()
     with working_precision():
-        mm = m * m
-        denom = 1 - gamma(mm)
-        fro_final = ((arb_from_float(float(ss_final)) + 2 * mm * arb(ETA)) / denom).sqrt()
-        nR = fro_final
-        if np.isfinite(ninf_R) and np.isfinite(n1_R):
-            # ‖R̃‖₂ ≤ √(‖R̃‖₁‖R̃‖_∞): both, since the diagonal blocks hold both
-            # (i, j) and (j, i), each its own rounded chain (Lemma 3.4).
-            nmix = (arb_from_float(ninf_R) * arb_from_float(n1_R)).sqrt()
-            if nmix.upper() < fro_final.upper():
-                nR = nmix
-        inter = arb(0)
-        for x in ss_inter.tolist():
-            inter += ((arb_from_float(x) + 2 * mm * arb(ETA)) / denom).sqrt()
         b = chunk if chunked else r
-        apriori = gamma(b + 1) * rho_N
-        under = (4 * r + 4 * arb_from_float(maxrow) + 4) * arb(ETA) * arb(mm).sqrt()
-        return (1 + 2 * arb(_U)) * nR + 2 * arb(_U) * inter + apriori + under
+        # √(‖R̃‖₁‖R̃‖_∞) with both sums: the diagonal blocks hold both (i, j) and
+        # (j, i), each its own rounded chain, so R̃ is not symmetric (Lemma 3.4).
+        return _residual_bound_finish(float(ss_final), ss_inter, n1_R, ninf_R, m * m, r, maxrow,
+                                      gamma(b + 1) * rho_N)
 
 
 def _collatz_wielandt_step(U: np.ndarray, d: np.ndarray, z1: np.ndarray) -> arb:
