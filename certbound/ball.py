@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import decimal
 import functools
 import math
@@ -46,7 +47,9 @@ __all__ = [
     "FloatEnvironmentError",
     "check_float_environment",
     "float_model_scope",
+    "in_float_model_scope",
     "under_float_model",
+    "under_callers_float_model",
     "working_precision",
     "arb_from_float",
     "arbs_from_array",
@@ -166,6 +169,10 @@ def check_float_environment() -> None:
         )
 
 
+#: How many :func:`float_model_scope` blocks enclose the running code (per thread and asyncio task).
+_SCOPE_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("certbound_float_model_scope_depth", default=0)
+
+
 @contextlib.contextmanager
 def float_model_scope() -> Iterator[None]:
     """Check the floating-point environment, and make numpy's error handling local.
@@ -175,6 +182,19 @@ def float_model_scope() -> Iterator[None]:
     ``np.seterr(all="raise")`` must not turn them into exceptions halfway
     through a certificate (the caller's setting is restored on exit).
 
+    Yields
+    ------
+    None
+        The block runs with the environment checked (:func:`check_float_environment`)
+        and :func:`in_float_model_scope` true.
+
+    Raises
+    ------
+    FloatEnvironmentError
+        If the environment is not round-to-nearest with gradual underflow.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> with np.errstate(all="raise"):
     ...     with float_model_scope():
@@ -182,18 +202,108 @@ def float_model_scope() -> Iterator[None]:
     inf
     """
     check_float_environment()
-    with np.errstate(all="ignore"):
-        yield
+    token = _SCOPE_DEPTH.set(_SCOPE_DEPTH.get() + 1)
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    finally:
+        _SCOPE_DEPTH.reset(token)
+
+
+def in_float_model_scope() -> bool:
+    """Whether the running code is inside a :func:`float_model_scope` block (its check has run).
+
+    Returns
+    -------
+    bool
+        True inside a block (in this thread or asyncio task), else False.
+
+    Examples
+    --------
+    >>> in_float_model_scope()
+    False
+    >>> with float_model_scope():
+    ...     in_float_model_scope()
+    True
+    """
+    return _SCOPE_DEPTH.get() > 0
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def under_float_model(func: _F) -> _F:
-    """Decorator: run ``func`` inside :func:`float_model_scope` (a kernel entry point)."""
+    """Decorator: run ``func`` inside :func:`float_model_scope` (a kernel entry point).
+
+    Parameters
+    ----------
+    func : callable
+        A function whose float evaluations assume the model of
+        ``proofs/enclosure.md`` §2.
+
+    Returns
+    -------
+    callable
+        ``func`` wrapped: each call checks the environment first (a few
+        microseconds) and runs with numpy's errors ignored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> @under_float_model
+    ... def overflow():
+    ...     return float(np.float64(1e308) * 10)
+    >>> with np.errstate(all="raise"):
+    ...     overflow()
+    inf
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with float_model_scope():
+            return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def under_callers_float_model(func: _F) -> _F:
+    """Decorator: :func:`under_float_model`, except that inside a caller's :func:`float_model_scope` the check is not repeated.
+
+    For a kernel function that a pipeline calls once per matrix of a model,
+    all inside one scope of its own: the environment was checked when that
+    scope was entered, so the calls add no check each. numpy's errors are
+    ignored in either case. Outside every scope it is :func:`under_float_model`.
+
+    Parameters
+    ----------
+    func : callable
+        A function whose float evaluations assume the model of
+        ``proofs/enclosure.md`` §2.
+
+    Returns
+    -------
+    callable
+        ``func`` wrapped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> @under_callers_float_model
+    ... def overflow():
+    ...     return float(np.float64(1e308) * 10)
+    >>> with np.errstate(all="raise"):
+    ...     overflow()
+    inf
+    >>> with float_model_scope(), np.errstate(all="raise"):
+    ...     overflow()
+    inf
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _SCOPE_DEPTH.get() > 0:
+            with np.errstate(all="ignore"):
+                return func(*args, **kwargs)
         with float_model_scope():
             return func(*args, **kwargs)
 

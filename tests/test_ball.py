@@ -146,3 +146,84 @@ def test_ball_to_json_huge_and_tiny_balls_do_not_crash(e):
     finally:
         sys.set_int_max_str_digits(old)
     assert ball_from_json(d).contains(x)
+
+
+# -- float-model scopes: one check per scope for `under_callers_float_model` functions ---------------------
+
+
+def _counting_checks(monkeypatch):
+    import certbound.ball as ball
+
+    calls = []
+    real = ball.check_float_environment
+    monkeypatch.setattr(ball, "check_float_environment", lambda: (calls.append(1), real())[1])
+    return calls
+
+
+def test_scope_depth_nests_and_is_restored_after_an_exception():
+    from certbound.ball import float_model_scope, in_float_model_scope
+
+    assert not in_float_model_scope()
+    with float_model_scope():
+        with float_model_scope():
+            assert in_float_model_scope()
+        assert in_float_model_scope()
+    assert not in_float_model_scope()
+    with pytest.raises(KeyError):
+        with float_model_scope():
+            raise KeyError("x")
+    assert not in_float_model_scope()
+
+
+def test_scope_is_per_thread():
+    import threading
+
+    from certbound.ball import float_model_scope, in_float_model_scope
+
+    seen = []
+    with float_model_scope():
+        t = threading.Thread(target=lambda: seen.append(in_float_model_scope()))
+        t.start()
+        t.join()
+    assert seen == [False]
+
+
+def test_callers_scope_checks_once_and_plain_entry_points_every_time(monkeypatch):
+    import numpy as np
+
+    from certbound.ball import float_model_scope, under_callers_float_model, under_float_model
+
+    calls = _counting_checks(monkeypatch)
+
+    @under_callers_float_model
+    def once():
+        return float(np.float64(1e308) * 10)  # numpy errors ignored in both cases
+
+    @under_float_model
+    def every():
+        return 1
+
+    assert once() == math.inf and len(calls) == 1  # outside a scope: its own check
+    calls.clear()
+    with float_model_scope(), np.errstate(all="raise"):
+        assert [once() for _ in range(3)] == [math.inf] * 3
+        assert len(calls) == 1  # the scope's
+        every()
+        assert len(calls) == 2
+
+
+def test_norms_and_schatten_intervals_checks_outside_a_scope_only(monkeypatch):
+    import numpy as np
+
+    from certbound.ball import float_model_scope
+    from certbound.enclose import enclose_singular_values
+    from certbound.enclose.quantities import norms_and_schatten_intervals
+
+    enc = enclose_singular_values(np.diag([3.0, 4.0]))
+    calls = _counting_checks(monkeypatch)
+    fro, nuc, (s1,) = norms_and_schatten_intervals(enc, ["1"])
+    assert len(calls) == 1
+    assert fro[0] <= 5 <= fro[1] and nuc[0] <= 7 <= nuc[1] and s1 == nuc
+    with float_model_scope():
+        assert norms_and_schatten_intervals(enc, ["1"]) == (fro, nuc, [s1])
+    assert len(calls) == 2

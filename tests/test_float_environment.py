@@ -31,6 +31,7 @@ from certbound.enclose import (
     rank_lower_bound_modp,
 )
 from certbound.enclose.gram import enclose_singular_values_gram
+from certbound.enclose.quantities import norms_and_schatten_intervals
 from tests import fpenv
 from tests.enclose.reference import mp_singular_values
 
@@ -39,6 +40,8 @@ needs_fpenv = pytest.mark.skipif(not fpenv.AVAILABLE, reason=fpenv.REASON)
 TINY = 2.0**-1074
 #: All-subnormal matrix 2⁻¹⁰⁷⁴·M: the issue's "σ = [0, 0] exactly" input under FTZ/DAZ.
 SUBNORMAL = np.array([[3.0, 1.0], [1.0, 2.0]]) * TINY
+#: An enclosure made in the default environment (the Schatten sums are then evaluated under the test's).
+DIAG_34 = enclose_singular_values(np.diag([3.0, 4.0]))
 
 
 def _observed_effect(name: str) -> bool:
@@ -79,6 +82,7 @@ def _kernel_calls():
         "norm_21_of_product": lambda: norm_21_of_product(A, B),
         "norm_11_of_product": lambda: norm_11_of_product(A, B),
         "exact_rank": lambda: exact_rank(SUBNORMAL),
+        "norms_and_schatten_intervals": lambda: norms_and_schatten_intervals(DIAG_34, ["0.5", 2]),
         "rank_modp": lambda: rank_lower_bound_modp(SUBNORMAL),
     }
 

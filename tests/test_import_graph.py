@@ -102,6 +102,57 @@ def test_the_kernel_and_lower_layers_do_not_import_the_pipeline():
         assert "certbound.pipeline" not in import_graph().get(group, set()), group
 
 
+#: Sub-packages whose modules import no private name from a sibling module either (the rest of the
+#: kernel and lower layers still share a few private helpers between sibling modules).
+NO_PRIVATE_SIBLING_IMPORTS = ("certbound.pipeline", "certbound._commands", "certbound.cli")
+
+
+def _is_module(module: str, name: str) -> bool:
+    base = PACKAGE.parent / module.replace(".", "/")
+    return (base / f"{name}.py").exists() or (base / name / "__init__.py").exists()
+
+
+def _private_names(tree: ast.AST, module: str, package: str) -> list[tuple[str, str, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = "certbound" if node.module == "certbound" and not node.level else _imported(node, package)[0]
+            found += [(module, target, a.name) for a in node.names
+                      if target.startswith("certbound") and a.name.startswith("_") and not a.name.startswith("__")
+                      and not _is_module(target, a.name)]
+    return found
+
+
+def private_name_imports() -> list[tuple[str, str, str]]:
+    """``(importing module, imported module, name)`` for every ``from certbound.… import _name``.
+
+    A private *module* (``from certbound.enclose import _stacked``) is not a private name.
+    """
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module, package = _module_name(path)
+        found += _private_names(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), module, package)
+    return found
+
+
+def test_no_private_name_is_imported_across_layers():
+    across = [f"{a} imports {b}.{n}" for a, b, n in private_name_imports() if _group(a) != _group(b)]
+    assert across == []
+
+
+def test_the_pipeline_and_cli_import_no_private_name_of_another_module():
+    inside = [f"{a} imports {b}.{n}" for a, b, n in private_name_imports()
+              if _group(a) in NO_PRIVATE_SIBLING_IMPORTS and a != b]
+    assert inside == []
+
+
+def test_the_private_name_check_sees_one():
+    tree = ast.parse("from certbound.pipeline._bound import _x, y\nfrom certbound.enclose import _stacked\n"
+                     "from ._streaming import _Hidden\nimport certbound.ball\n")
+    found = _private_names(tree, "certbound.pipeline._model", "certbound.pipeline")
+    assert found == [("certbound.pipeline._model", "certbound.pipeline._bound", "_x"),
+                     ("certbound.pipeline._model", "certbound.pipeline._streaming", "_Hidden")]
+
 if __name__ == "__main__":
     graph = import_graph()
     for group in sorted(graph, key=lambda g: (LAYERS.get(g, 99), g)):

@@ -24,9 +24,9 @@ import sys
 from pathlib import Path
 
 from certbound.models import LossSpec, PiTransformerConfig, SparseMajorityTask, save_pi_checkpoint
-from certbound.models.checkpoint import _atomic_write_bytes
 from certbound.models.network import loss_values
 from certbound.models.training import TrainSettings, train_demo_model
+from certbound.report.writers import atomic_open
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "DEFAULTS"]
 
@@ -177,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     }
     out = Path(args.out)
     save_pi_checkpoint(result.model, out, extra=extra)
-    _atomic_write_bytes(out / "README.md", _readme(command, args, result, measured).encode())
+    with atomic_open(out / "README.md", "wb", encoding=None) as f:
+        f.write(_readme(command, args, result, measured).encode())
     print(f"wrote {out}{os.sep} (train loss {train_loss:.4f}, test loss {test_loss:.4f}, test error "
           f"{test_error:.4f}, {result.seconds:.1f} s of training)")
     return 0

@@ -65,7 +65,7 @@ from ._architectures import ModelLayout, Stack, load_mapping, resolve_layout
 from ._sources import Checkpoint, load_checkpoint
 
 __all__ = ["TheoryMatrix", "theory_matrices", "MATRIX_TYPES", "RAW_TYPES", "EXTRA_TYPES", "GATED_TYPES",
-           "CROSS_TYPES", "open_checkpoint"]
+           "CROSS_TYPES", "open_checkpoint", "theory_types_for_layout"]
 
 #: Matrix types the bounds use, in output order within a layer.
 MATRIX_TYPES = ("QK", "VO", "M_in", "M_out")
@@ -327,7 +327,7 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
         lay = layout
     want = set(lay.matrix_types if types is None else types) | (set(RAW_TYPES) if raw else set())
     try:
-        want = _types_for_layout(want, lay, ck.path, scale_logits)
+        want = theory_types_for_layout(want, lay, ck.path, scale_logits)
         layer_list = range(lay.num_layers) if layers is None else list(layers)
         for layer in layer_list:
             if not 0 <= layer < lay.num_layers:
@@ -344,13 +344,36 @@ def theory_matrices(checkpoint: Checkpoint | str | os.PathLike[str], *,
             ck.close()
 
 
-def _types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits: bool) -> set[str]:
+def theory_types_for_layout(want: set[str], lay: ModelLayout, where: str, scale_logits: bool) -> set[str]:
     """Check requested types (and ``scale_logits``) against a layout; map the FFN pair to the layout's FFN types.
 
     The pair ``M_in``, ``M_out`` (both, as in the default :data:`MATRIX_TYPES`)
     means "this layout's feed-forward matrices": ``M`` for certbound-pi variant
     P, ``M_gate``, ``M_up``, ``M_down`` for a gated FFN. A request for only one
     of the pair where the layout has neither is an error.
+
+    Parameters
+    ----------
+    want : set of str
+        Requested matrix types (:data:`MATRIX_TYPES`, :data:`RAW_TYPES`, …).
+    lay : ModelLayout
+        The checkpoint's layout.
+    where : str
+        The checkpoint's path, named in error messages.
+    scale_logits : bool
+        Whether the 1/sqrt(d_h) logit scale is to be folded into QK.
+
+    Returns
+    -------
+    set of str
+        The types this layout stores for the request.
+
+    Raises
+    ------
+    ValueError
+        For an unknown type, or one this layout does not have.
+    certbound.OptionError
+        For ``scale_logits`` on a layout without a logit scale.
     """
     known = set(MATRIX_TYPES) | set(RAW_TYPES) | set(EXTRA_TYPES) | set(GATED_TYPES) | set(CROSS_TYPES)
     unknown = want - known

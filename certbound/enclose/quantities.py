@@ -32,6 +32,7 @@ from certbound.ball import (
     float_upper,
     lower_fraction,
     nonnegative_interval,
+    under_callers_float_model,
     under_float_model,
     upper_fraction,
     working_precision,
@@ -605,7 +606,7 @@ def _schatten_or_rank(enc: SingularValueEnclosure, p: _Exponent, ends: Any = _UN
     return _schatten_interval(enc, p, ends)
 
 
-@under_float_model
+@under_callers_float_model
 def norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[Interval, Interval, list[Interval]]:
     """‖W‖_F, ‖W‖_* and S_p for each p in ``ps``, as float ends where Lemma 8.2 or 8.3 applies.
 
@@ -616,7 +617,13 @@ def norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[
     Arb ball (other p; the rank interval at p = 0). Each distinct exact
     exponent is summed once. :func:`norms_and_schatten` gives the same
     values as balls; ``certbound spectrum`` prints the float ends directly
-    (:func:`certbound.ball.float_interval_to_json`).
+    (:func:`certbound.ball.float_interval_to_json`). Soundness:
+    proofs/enclosure.md §8 (Lemmas 8.2, 8.3).
+
+    The floating-point environment is checked on entry, except inside a
+    caller's :func:`certbound.ball.float_model_scope`, whose entry checked it
+    (:func:`certbound.ball.under_callers_float_model`): a pipeline that calls
+    this once per matrix of a model inside one scope pays one check.
 
     Parameters
     ----------
@@ -642,11 +649,6 @@ def norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[
     >>> fro[0] <= 5 <= fro[1], nuc[0] <= 7 <= nuc[1], s2[0] <= 25 <= s2[1]
     (True, True, True)
     """
-    return _norms_and_schatten_intervals(enc, ps)
-
-
-def _norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[Interval, Interval, list[Interval]]:
-    """:func:`norms_and_schatten_intervals` without the float-environment check (the caller runs it once)."""
     cache: dict[tuple[int, int], Interval] = {}
     ends = _float_ends(enc)
 

@@ -61,8 +61,8 @@ from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
 from certbound.pipeline._spectrum import enclose_theory_matrices, records_digest, scaled_enclosure, weights_digest
 
-__all__ = ["BoundSettings", "Number", "parse_count", "parse_number", "model_spectra", "model_spectra_of",
-           "spectra_from_report", "spec_from_layout", "certified_bound"]
+__all__ = ["BoundSettings", "Number", "float_reading", "parse_count", "parse_number", "model_spectra",
+           "model_spectra_of", "spectra_from_report", "spec_from_layout", "certified_bound"]
 
 #: Sample sizes are accepted below 10^MAX_COUNT_DIGITS (n ≤ 1e99). The bound is
 #: certified in Arb, but its float search over p and α uses binary64 (√n, ln n).
@@ -198,7 +198,7 @@ def parse_number(value: Any, what: str) -> Fraction | float:
     return float(q) if Fraction(float(q)) == q else q
 
 
-def _float_reading(x: float, *, upper: bool) -> Fraction | float:
+def float_reading(x: float, *, upper: bool) -> Fraction | float:
     """A float argument read so that the bound holds under both readings of it.
 
     ``0.01`` in Python source is the binary64 number 0.01000000000000000020…,
@@ -208,7 +208,23 @@ def _float_reading(x: float, *, upper: bool) -> Fraction | float:
     reading too (``proofs/pipeline.md`` §1). So ``delta=0.01`` gives the
     bound of ``delta="0.01"`` (and of ``certbound bound --delta 0.01``).
 
-    >>> _float_reading(0.01, upper=False), _float_reading(0.1, upper=True) == 0.1
+    Parameters
+    ----------
+    x : float
+        The argument as given.
+    upper : bool
+        True for a constant the bound increases with (take the larger
+        reading), False for δ (the smaller).
+
+    Returns
+    -------
+    Fraction or float
+        The chosen reading: the float itself when it is exactly that value,
+        else the exact decimal fraction.
+
+    Examples
+    --------
+    >>> float_reading(0.01, upper=False), float_reading(0.1, upper=True) == 0.1
     (Fraction(1, 100), True)
     """
     a, b = Fraction(x), Fraction(repr(x))

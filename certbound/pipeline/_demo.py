@@ -56,7 +56,7 @@ from certbound.models.checkpoint import demo_checkpoint_path, load_pi_checkpoint
 from certbound.models.demo import MeasuredGap, measure_gap
 from certbound.models.network import PiTransformer
 from certbound.models.task import SparseMajorityTask
-from certbound.pipeline._bound import _float_reading, parse_number
+from certbound.pipeline._bound import float_reading, parse_number
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode, spectrum_mode_keyword
 
 __all__ = [
@@ -481,7 +481,7 @@ def run_demo(model: str | Path | None = None, *, delta: Any = DEFAULT_DELTA, n: 
     if not (isinstance(n, int) and n >= 1):
         raise OptionError(f"the sample size `n` must be a positive integer, got {n!r}")
     if isinstance(delta, float):  # certify for the smaller of its binary and decimal readings (pipeline.md §1)
-        delta = _float_reading(delta, upper=False)
+        delta = float_reading(delta, upper=False)
     elif isinstance(delta, str):  # a decimal such as "0.01", read exactly
         delta = parse_number(delta, "delta")
     if not 0 < delta < 1:

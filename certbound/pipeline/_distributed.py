@@ -27,7 +27,7 @@ from ._streaming import (
     MatrixTask,
     MemoryRecordStore,
     ModelSource,
-    _Collector,
+    OutcomeCollector,
     run_task,
     with_known,
 )
@@ -120,7 +120,7 @@ def run_dask(address: str, source: ModelSource, tasks: Sequence[MatrixTask],
         The outcomes in report order.
     """
     distributed = _import_distributed()
-    collector = _Collector(store, on_matrix)
+    collector = OutcomeCollector(store, on_matrix)
     tasks = with_known(tasks, store.known())
     with dask_client(address, n_workers=n_workers) as client:
         futures = [client.submit(run_task, source, t, certify, pure=False) for t in tasks]

@@ -34,7 +34,7 @@ from certbound.checkpoints import (
     read_config,
     resolve_layout,
 )
-from certbound.pipeline._bound import BoundSettings, _float_reading, certified_bound_of, parse_count, parse_number
+from certbound.pipeline._bound import BoundSettings, certified_bound_of, float_reading, parse_count, parse_number
 from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec
@@ -273,10 +273,10 @@ class Model:
         if settings is None:
             for k in _UPPER_CONSTANTS:
                 if isinstance(options.get(k), float):
-                    options[k] = _float_reading(options[k], upper=True)
+                    options[k] = float_reading(options[k], upper=True)
             settings = BoundSettings.from_options(**options)
         n_v = parse_count(n)
-        delta_v = _float_reading(delta, upper=False) if isinstance(delta, float) else parse_number(delta, "delta")
+        delta_v = float_reading(delta, upper=False) if isinstance(delta, float) else parse_number(delta, "delta")
         if not 0 < delta_v < 1:
             raise OptionError(f"`delta` must lie in (0, 1), got {delta}")
         with self.open() as (ck, layout):

@@ -47,7 +47,7 @@ from certbound.enclose.product import (
     enclose_singular_values_and_norms_21_of_products,
     enclose_singular_values_of_products,
 )
-from certbound.enclose.quantities import _norms_and_schatten_intervals, norm_21_of_products
+from certbound.enclose.quantities import norm_21_of_products, norms_and_schatten_intervals
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
@@ -315,7 +315,7 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
         # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemmas 8.2, 8.3, proofs/enclosure.md §8; σᵢ proved 0 are
         # skipped), printed straight from those ends; a ball where neither lemma applies (other p).
         ps = list(ps)
-        fro, nuclear, s_ps = _norms_and_schatten_intervals(enc, ps)
+        fro, nuclear, s_ps = norms_and_schatten_intervals(enc, ps)
         schatten = {str(p): _quantity_json(v) for p, v in zip(ps, s_ps)}
         rec: dict[str, Any] = {
             "layer": m.layer,

@@ -39,6 +39,8 @@ import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from certbound._errors import OptionError
+from certbound.checkpoints import RAW_TYPES
+from certbound.checkpoints._matrices import theory_types_for_layout
 from certbound.report.writers import json_text, set_usual_permissions, stage_tempfile
 
 __all__ = [
@@ -56,6 +58,7 @@ __all__ = [
     "RecordStore",
     "MemoryRecordStore",
     "run_serial",
+    "OutcomeCollector",
     "run_processes",
     "with_known",
     "write_report_json",
@@ -272,9 +275,6 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
     certbound.OptionError
         For a layer out of range.
     """
-    from certbound.checkpoints import RAW_TYPES
-    from certbound.checkpoints._matrices import _types_for_layout
-
     layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
     for layer in layer_list:
         if not 0 <= layer < layout.num_layers:
@@ -283,7 +283,7 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
     # The raw projections in the pairs the loader reads together (W_O alone trips its fused-QKV path).
     raws = [tuple(RAW_TYPES[:2]), tuple(RAW_TYPES[2:])] if raw else []
     try:
-        alone = {t: _types_for_layout({t}, layout, "", False) for t in theory}
+        alone = {t: theory_types_for_layout({t}, layout, "", False) for t in theory}
         groups = [(t,) for t in theory] + raws if all(v == {t} for t, v in alone.items()) else \
             [theory + tuple(RAW_TYPES if raw else ())]
     except ValueError:
@@ -961,8 +961,31 @@ def write_report_json(path: str | os.PathLike[str], head: dict[str, Any], record
     stage_report_json(path, head, records, list_key=list_key).commit()
 
 
-class _Collector:
-    """Store outcomes of tasks finishing in any order; hand them back in report order."""
+class OutcomeCollector:
+    """Store outcomes of tasks finishing in any order; hand them back in report order.
+
+    What :func:`run_processes` and :func:`certbound.pipeline._distributed.run_dask`
+    do with each finished task: its new records go to the store at once (so an
+    interrupted run keeps them), the callback sees each outcome, and
+    :meth:`ordered` gives the outcomes (records dropped: they are in the store)
+    in plan order.
+
+    Parameters
+    ----------
+    store : MemoryRecordStore or RecordStore
+        Receives each new record.
+    on_matrix : callable or None
+        Called with each outcome as its task arrives.
+
+    Examples
+    --------
+    >>> store = MemoryRecordStore()
+    >>> c = OutcomeCollector(store, None)
+    >>> c.add(1, [MatrixOutcome((0, 1, "QK"), "ab", {"x": 1})])
+    >>> c.add(0, [MatrixOutcome((0, 0, "QK"), "cd", None)])
+    >>> [o.key for o in c.ordered([MatrixTask(0, 0, ("QK",)), MatrixTask(1, 0, ("QK",))])], store.reused
+    ([(0, 0, 'QK'), (0, 1, 'QK')], 1)
+    """
 
     def __init__(self, store: MemoryRecordStore, on_matrix: Callable[[MatrixOutcome], None] | None):
         self.store = store
@@ -970,6 +993,15 @@ class _Collector:
         self.by_task: dict[int, list[MatrixOutcome]] = {}
 
     def add(self, index: int, outcomes: list[MatrixOutcome]) -> None:
+        """Take the outcomes of the task with plan index ``index``.
+
+        Parameters
+        ----------
+        index : int
+            The task's ``index`` in the plan.
+        outcomes : list of MatrixOutcome
+            Its matrices' outcomes; a ``record`` of None counts as reused.
+        """
         for out in outcomes:
             if out.record is not None:
                 self.store.add(out.key, out.sha256, out.record)
@@ -980,6 +1012,18 @@ class _Collector:
         self.by_task[index] = [MatrixOutcome(o.key, o.sha256, None) for o in outcomes]
 
     def ordered(self, tasks: Sequence[MatrixTask]) -> list[MatrixOutcome]:
+        """The outcomes of all tasks in plan order, records dropped (they are in the store).
+
+        Parameters
+        ----------
+        tasks : sequence of MatrixTask
+            The plan (every task must have been added).
+
+        Returns
+        -------
+        list of MatrixOutcome
+            Each with ``record=None``.
+        """
         return [o for t in tasks for o in self.by_task[t.index]]
 
 
@@ -1036,7 +1080,7 @@ def run_processes(source: ModelSource, tasks: Sequence[MatrixTask], certify: Cal
     import concurrent.futures as cf
     import multiprocessing
 
-    collector = _Collector(store, on_matrix)
+    collector = OutcomeCollector(store, on_matrix)
     tasks = with_known(tasks, store.known())
     with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(run_task, source, t, certify) for t in tasks]
