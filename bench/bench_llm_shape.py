@@ -39,7 +39,7 @@ certificate used (``gram``, ``fast+gram``, …) and CPU seconds, and the
 child's peak RSS as "interpreter + k × the largest matrix".
 
 Run:  OPENBLAS_NUM_THREADS=1 python bench/bench_llm_shape.py [--layers 0] [--jobs 1,2] [--write-layers 2]
-      OPENBLAS_NUM_THREADS=1 python bench/bench_llm_shape.py --only dense [--mode auto]
+      OPENBLAS_NUM_THREADS=1 python bench/bench_llm_shape.py --only dense [--spectrum-mode auto]
 The machine may be shared: times are wall-clock of one run; compare ratios.
 """
 
@@ -56,8 +56,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # this checkout's certbound (the children get it through PYTHONPATH)
 
 from _shape_checkpoints import SHAPES, write_checkpoint  # noqa: E402
+
+from certbound._commands._options import add_spectrum_mode_option  # noqa: E402
 
 _MAPPING = {
     "layout": "linear",
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-layers", type=int, default=2, help="layers written (default 2; 32 = the full 7B)")
     ap.add_argument("--layers", default="0", help="layers certified and timed (default 0)")
     ap.add_argument("--jobs", default="1,2", help="certified runs, one per --jobs value (default 1,2)")
-    ap.add_argument("--mode", default=None, help="certificate mode (default: certbound spectrum's default)")
+    add_spectrum_mode_option(ap, deprecated_alias="--mode")  # the CLI's option; --mode: hidden deprecated alias
     ap.add_argument("--checkpoint", metavar="DIR",
                     help="use this checkpoint of --shape (written by bench/_shape_checkpoints.py) instead of the cache")
     ap.add_argument("--only", metavar="TYPES",
@@ -206,7 +209,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"checkpoint {d}: {size / 1e9:.2f} GB {dtype}, {args.write_layers} of {total_layers} layers"
           + (f" (written in {time.perf_counter() - t:.0f} s)" if fresh else " (cached)"))
 
-    sys.path.insert(0, os.path.dirname(HERE))
     from certbound.checkpoints import open_checkpoint
 
     mapping = None
@@ -227,13 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     layers = _parse_layers(ap, args.layers, layout.num_layers, d)
     if args.only:
         _check_types(ap, args.only, layout.matrix_types)
-    from certbound.pipeline import SPECTRUM_MODES
-
-    if args.mode is not None and args.mode not in SPECTRUM_MODES:
-        ap.error(f"--mode: unknown certificate mode {args.mode!r}; choose one of {', '.join(SPECTRUM_MODES)}")
     print(f"matrices per layer: {H} QK + {H} VO heads ({N}x{N}, rank <= {layout.head_dim}), "
           f"{len(layout.matrix_types) - 2} FFN ({N}x{F}); largest matrix {largest:.0f} MiB as float64")
-    print(f"timed layers: {layers}; mode: {args.mode or 'default'}; BLAS threads: OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
+    print(f"timed layers: {layers}; mode: {args.spectrum_mode}; BLAS threads: OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
@@ -242,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"interpreter with certbound, numpy, scipy, flint imported: peak RSS {interp:.0f} MiB; "
           f"3 x largest matrix + interpreter = {3 * largest + interp:.0f} MiB")
     if args.only:
-        mode = args.mode or "auto"
+        mode = args.spectrum_mode
         wall, rss, out = _measure([sys.executable, __file__, "--certify-child", d, args.layers, args.only, mode,
                                    mapping or "-"], env)
         per = json.loads(out.strip().splitlines()[-1])
@@ -261,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         for jobs in (int(j) for j in args.jobs.split(",")):
             cmd = [sys.executable, "-m", "certbound", "spectrum", d, "--layers", args.layers,
                    "--quiet", "--jobs", str(jobs), "--json", os.path.join(tmp, f"r{jobs}.json")]
-            if args.mode:
-                cmd += ["--spectrum-mode", args.mode]
+            cmd += ["--spectrum-mode", args.spectrum_mode]
             if mapping:
                 cmd += ["--mapping", mapping]
             wall, rss, _ = _measure(cmd, env)

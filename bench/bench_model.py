@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/bench_model.py all-MiniLM-L6-v2 [--repeat 3] [--modes fast,tight,gram,auto]
+    python bench/bench_model.py all-MiniLM-L6-v2 [--repeat 3] [--spectrum-modes fast,tight,gram,auto]
     python bench/bench_model.py gpt2-small-shape --repeat 2
 
 ``MODEL`` is a packaged checkpoint name, a model directory, or
@@ -78,6 +78,8 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
+
+from certbound._commands._options import DeprecatedAlias
 
 _PS = ["0.5", "1", "2"]
 
@@ -329,7 +331,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", help="packaged checkpoint name, model directory, or gpt2-small-shape")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--modes", default="fast,tight,gram,auto", help="certbound modes (comma-separated)")
+    ap.add_argument("--spectrum-modes", default="fast,tight,gram,auto",
+                    help="certbound's certificate modes timed (comma-separated; default fast,tight,gram,auto)")
+    ap.add_argument("--modes", dest="spectrum_modes", action=DeprecatedAlias, new="--spectrum-modes",
+                    help=argparse.SUPPRESS)  # the old spelling, as the CLI's --mode
     ap.add_argument("--threads", type=int, help="limit BLAS to this many threads for the whole run")
     ap.add_argument("--no-rss", action="store_true", help="skip the per-pipeline peak-RSS child processes")
     ap.add_argument("--_child", help=argparse.SUPPRESS)
@@ -337,7 +342,7 @@ def main() -> int:
     args = ap.parse_args()
     from certbound.enclose import MODES
 
-    modes = [m for m in args.modes.split(",") if m]
+    modes = [m for m in args.spectrum_modes.split(",") if m]
     skipped = [m for m in modes if m not in MODES]
     modes = [m for m in modes if m in MODES]
     if args._child:
@@ -378,7 +383,7 @@ def main() -> int:
         rss: dict[str, str] = {}
         if not args.no_rss:
             for name in pipes:
-                r = subprocess.run([sys.executable, __file__, args.model, "--modes", ",".join(modes), "--_child",
+                r = subprocess.run([sys.executable, __file__, args.model, "--spectrum-modes", ",".join(modes), "--_child",
                                     name, "--_path", path], capture_output=True, text=True, env=os.environ)
                 try:
                     d = json.loads(r.stdout.strip().splitlines()[-1])

@@ -8,8 +8,8 @@ from typing import Any
 
 from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
 
-__all__ = ["LAYERS_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "add_spectrum_mode_option", "parse_layers",
-           "prefix_depth"]
+__all__ = ["LAYERS_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "DeprecatedAlias", "add_spectrum_mode_option",
+           "parse_layers", "prefix_depth"]
 
 #: The one meaning of ``--layers``: 0-based layer indices.
 LAYERS_HELP = "only these layers: 0-based indices, comma-separated (e.g. 0,5) or a range a-b (e.g. 0-3)"
@@ -103,8 +103,38 @@ def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | No
     return len(layers)
 
 
-class _DeprecatedAlias(argparse.Action):
-    """A hidden old spelling of an option: stores like the new one and says on stderr to use that."""
+class DeprecatedAlias(argparse.Action):
+    """A hidden old spelling of an option: stores like the new one and says on stderr to use that.
+
+    Give it ``help=argparse.SUPPRESS``, the new option's ``dest`` and
+    ``new=`` the new option's flag (named in the warning). The bench scripts
+    use it for their old flags too.
+
+    Parameters
+    ----------
+    option_strings : list of str
+        The old flag(s).
+    dest : str
+        The new option's destination.
+    new : str
+        The new flag.
+    **kwargs
+        Passed to :class:`argparse.Action` (``choices``, ``help``, …).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> p = argparse.ArgumentParser(prog="bench_model.py")
+    >>> _ = p.add_argument("--spectrum-modes", default="auto")
+    >>> _ = p.add_argument("--modes", dest="spectrum_modes", action=DeprecatedAlias, new="--spectrum-modes",
+    ...                    help=argparse.SUPPRESS)
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     p.parse_args(["--modes", "fast,auto"]).spectrum_modes
+    'fast,auto'
+    >>> print(err.getvalue().strip())
+    bench_model.py: warning: --modes is deprecated, use --spectrum-modes (same values)
+    """
 
     def __init__(self, option_strings: list[str], dest: str, *, new: str, **kwargs: Any) -> None:
         self.new = new
@@ -117,7 +147,8 @@ class _DeprecatedAlias(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def add_spectrum_mode_option(parser: argparse.ArgumentParser, *, deprecated_alias: str | None = None) -> None:
+def add_spectrum_mode_option(parser: argparse.ArgumentParser, *, deprecated_alias: str | None = None,
+                             default: str = DEFAULT_SPECTRUM_MODE, help_text: str = SPECTRUM_MODE_HELP) -> None:
     """``--spectrum-mode``: the certificate-mode option of every command that certifies a spectrum.
 
     One name, one set of modes (:data:`certbound.pipeline.SPECTRUM_MODES`), one
@@ -132,6 +163,10 @@ def add_spectrum_mode_option(parser: argparse.ArgumentParser, *, deprecated_alia
         An old spelling (``"--mode"`` in ``spectrum``, ``proxies``, ``sweep``,
         ``demo``, ``demo-figure`` before session 4) that still works, hidden from
         ``--help``, with a deprecation warning on stderr.
+    default : str
+        The default mode (``auto``, the library's; a bench script may keep its own).
+    help_text : str
+        The help text (:data:`SPECTRUM_MODE_HELP`; a bench script whose default differs says so).
 
     Examples
     --------
@@ -147,8 +182,9 @@ def add_spectrum_mode_option(parser: argparse.ArgumentParser, *, deprecated_alia
     >>> print(err.getvalue().strip())
     certbound spectrum: warning: --mode is deprecated, use --spectrum-mode (same values)
     """
-    parser.add_argument(SPECTRUM_MODE_FLAG, choices=SPECTRUM_MODES, default=DEFAULT_SPECTRUM_MODE,
-                        help=SPECTRUM_MODE_HELP)
+    if default not in SPECTRUM_MODES:
+        raise ValueError(f"add_spectrum_mode_option: unknown default mode {default!r}; one of {SPECTRUM_MODES}")
+    parser.add_argument(SPECTRUM_MODE_FLAG, choices=SPECTRUM_MODES, default=default, help=help_text)
     if deprecated_alias is not None:
-        parser.add_argument(deprecated_alias, dest="spectrum_mode", choices=SPECTRUM_MODES, action=_DeprecatedAlias,
+        parser.add_argument(deprecated_alias, dest="spectrum_mode", choices=SPECTRUM_MODES, action=DeprecatedAlias,
                             new=SPECTRUM_MODE_FLAG, help=argparse.SUPPRESS)
