@@ -314,6 +314,18 @@ def under_callers_float_model(func: _F) -> _F:
 def working_precision(bits: int = DEFAULT_PREC) -> Iterator[int]:
     """Temporarily set Arb's working precision (restored on exit).
 
+    Parameters
+    ----------
+    bits : int
+        Arb's working precision inside the block (at least 2).
+
+    Yields
+    ------
+    int
+        The precision in force.
+
+    Examples
+    --------
     >>> with working_precision(200) as p:
     ...     p
     200
@@ -327,10 +339,25 @@ def working_precision(bits: int = DEFAULT_PREC) -> Iterator[int]:
 
 
 def arb_from_float(x: float) -> arb:
-    """The float ``x`` as an exact Arb ball (radius 0).
+    """The float ``x`` as an exact Arb ball (radius 0); infinities become the exact infinite arb.
 
-    Raises ``ValueError`` for NaN; infinities become the exact infinite arb.
+    Parameters
+    ----------
+    x : float
+        Any binary64 value (converted with ``float``).
 
+    Returns
+    -------
+    arb
+        The exact ball ``[x, x]`` (every binary64 value is a dyadic rational).
+
+    Raises
+    ------
+    ValueError
+        For NaN.
+
+    Examples
+    --------
     >>> arb_from_float(0.5)
     0.500000000000000
     """
@@ -343,7 +370,28 @@ def arb_from_float(x: float) -> arb:
 
 
 def arbs_from_array(a: Any) -> list[arb]:
-    """Exact Arb balls for every entry of a float array (flattened, C order)."""
+    """Exact Arb balls for every entry of a float array (flattened, C order).
+
+    Parameters
+    ----------
+    a : array_like
+        Values convertible to float64.
+
+    Returns
+    -------
+    list of arb
+        One exact ball per entry.
+
+    Raises
+    ------
+    ValueError
+        If an entry is NaN.
+
+    Examples
+    --------
+    >>> arbs_from_array([[0.5, 2.0]])
+    [0.500000000000000, 2.00000000000000]
+    """
     return [arb_from_float(v) for v in np.asarray(a, dtype=np.float64).ravel()]
 
 
@@ -357,6 +405,23 @@ def _dyadic(x: arb) -> Fraction:
 def exact_fraction(x: arb) -> Fraction:
     """The exact rational value of a radius-0 finite ball.
 
+    Parameters
+    ----------
+    x : arb
+        A finite ball of radius 0.
+
+    Returns
+    -------
+    Fraction
+        Its value.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not exact or not finite.
+
+    Examples
+    --------
     >>> exact_fraction(arb_from_float(0.375))
     Fraction(3, 8)
     """
@@ -375,13 +440,47 @@ def _mid_rad(x: arb) -> tuple[Fraction, Fraction] | None:
 
 
 def lower_fraction(x: arb) -> Fraction | None:
-    """Exact lower endpoint (mid − rad) as a Fraction, ``None`` for −∞ (or NaN)."""
+    """Exact lower endpoint (mid − rad) as a Fraction, ``None`` for −∞ (or NaN).
+
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+
+    Returns
+    -------
+    Fraction or None
+        The exact ``mid − rad``; ``None`` if ``x`` is not finite.
+
+    Examples
+    --------
+    >>> lower_fraction(arb(0.75)), lower_fraction(arb.pos_inf()) is None
+    (Fraction(3, 4), True)
+    >>> lower_fraction(arb(1, 0.5)) <= Fraction(1, 2)  # Arb stores radii rounded up
+    True
+    """
     mr = _mid_rad(x)
     return None if mr is None else mr[0] - mr[1]
 
 
 def upper_fraction(x: arb) -> Fraction | None:
-    """Exact upper endpoint (mid + rad) as a Fraction, ``None`` for +∞ (or NaN)."""
+    """Exact upper endpoint (mid + rad) as a Fraction, ``None`` for +∞ (or NaN).
+
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+
+    Returns
+    -------
+    Fraction or None
+        The exact ``mid + rad``; ``None`` if ``x`` is not finite.
+
+    Examples
+    --------
+    >>> upper_fraction(arb(0.75)), upper_fraction(arb(1, 0.5)) >= Fraction(3, 2)
+    (Fraction(3, 4), True)
+    """
     mr = _mid_rad(x)
     return None if mr is None else mr[0] + mr[1]
 
@@ -413,6 +512,20 @@ def bounded_endpoints(x: arb, bits: int = ENDPOINT_BITS) -> tuple[Fraction | Non
     −∞ / +∞), which is still a valid enclosure. Non-finite balls give
     ``(None, None)``.
 
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+    bits : int
+        The exponent range kept exact (:data:`ENDPOINT_BITS`).
+
+    Returns
+    -------
+    (Fraction or None, Fraction or None)
+        A lower and an upper bound of the ball; ``None`` for −∞ / +∞.
+
+    Examples
+    --------
     >>> from flint import arb
     >>> bounded_endpoints(arb(3) / 4)
     (Fraction(3, 4), Fraction(3, 4))
@@ -504,6 +617,19 @@ def _float_endpoint(x: arb, upper: bool) -> float:
 def float_lower(x: arb) -> float:
     """A float ≤ every point of the ball (outward rounding).
 
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+
+    Returns
+    -------
+    float
+        The largest float ≤ the ball's lower end (that end itself when it is a
+        float); ``-inf`` if unbounded below.
+
+    Examples
+    --------
     >>> float_lower(arb(1) / 3) < 1 / 3
     True
     """
@@ -513,6 +639,19 @@ def float_lower(x: arb) -> float:
 def float_upper(x: arb) -> float:
     """A float ≥ every point of the ball (outward rounding).
 
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+
+    Returns
+    -------
+    float
+        The smallest float ≥ the ball's upper end (that end itself when it is a
+        float); ``inf`` if unbounded above.
+
+    Examples
+    --------
     >>> float_upper(arb(2).sqrt()) >= math.sqrt(2)
     True
     """
@@ -556,6 +695,20 @@ def decimal_lower(x: arb, digits: int = 17) -> str:
     Rounded toward −∞, so it never lies inside the true value's range from
     below. ``"-inf"`` if the ball is unbounded below.
 
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+    digits : int
+        Significant digits (at least 1).
+
+    Returns
+    -------
+    str
+        The decimal, e.g. ``'0.833'`` or ``'1.2e+20'``.
+
+    Examples
+    --------
     >>> decimal_lower(arb_from_float(2.5) / 3, 3)
     '0.833'
     """
@@ -575,6 +728,20 @@ def decimal_upper(x: arb, digits: int = 17) -> str:
 
     Rounded toward +∞; ``"inf"`` if the ball is unbounded above.
 
+    Parameters
+    ----------
+    x : arb
+        Any ball.
+    digits : int
+        Significant digits (at least 1).
+
+    Returns
+    -------
+    str
+        The decimal, e.g. ``'0.834'``.
+
+    Examples
+    --------
     >>> decimal_upper(arb_from_float(2.5) / 3, 3)
     '0.834'
     """
@@ -804,6 +971,23 @@ def _parse_dyadic(s: str) -> arb:
 def ball_from_json(d: dict[str, Any]) -> arb:
     """Rebuild a ball containing the interval of a :func:`ball_to_json` dict.
 
+    Parameters
+    ----------
+    d : dict
+        The JSON form (its ``"exact"`` dyadic strings are read).
+
+    Returns
+    -------
+    arb
+        A ball containing ``[exact lower, exact upper]``.
+
+    Raises
+    ------
+    KeyError
+        If ``d`` has no ``"exact"`` lower/upper strings.
+
+    Examples
+    --------
     >>> x = arb(1) / 7
     >>> y = ball_from_json(ball_to_json(x))
     >>> y.contains(x)
@@ -826,6 +1010,20 @@ def nonnegative_interval(lo: arb, hi: arb) -> arb:
     Unbounded ``hi`` gives Arb's ``[0 ± ∞]``-style ball (lower end −∞ is
     unavoidable there).
 
+    Parameters
+    ----------
+    lo : arb
+        A ball whose lower end bounds the quantity below.
+    hi : arb
+        A ball whose upper end bounds it above.
+
+    Returns
+    -------
+    arb
+        A ball ⊇ [max(lo's lower end, 0), hi's upper end] with that exact lower end.
+
+    Examples
+    --------
     >>> x = nonnegative_interval(arb(-1), arb(1))
     >>> lower_fraction(x), upper_fraction(x) >= 1
     (Fraction(0, 1), True)
@@ -854,7 +1052,19 @@ def _exact_ball(q: Fraction) -> arb:
 
 
 def trivial_nonnegative() -> arb:
-    """The trivial valid enclosure [0, +∞] of a nonnegative quantity."""
+    """The trivial valid enclosure [0, +∞] of a nonnegative quantity.
+
+    Returns
+    -------
+    arb
+        ``[0, +∞]``, what a failed certificate reports for a norm.
+
+    Examples
+    --------
+    >>> x = trivial_nonnegative()
+    >>> x.contains(0), x.is_finite()
+    (True, False)
+    """
     return arb(0).union(arb.pos_inf())
 
 
@@ -864,6 +1074,18 @@ def arb_max(values: list[arb]) -> arb:
     Built from exact endpoints: max lies in [max of lower ends, max of upper
     ends] (``arb.max`` itself can be much wider).
 
+    Parameters
+    ----------
+    values : iterable of arb
+        The balls.
+
+    Returns
+    -------
+    arb
+        A ball containing the maximum of any choice of one point from each ball.
+
+    Examples
+    --------
     >>> arb_max([arb(2).union(arb(3)), arb(1)]).upper() <= 3.0001
     True
     """
@@ -888,7 +1110,23 @@ def _fraction_ball(q: Fraction) -> arb:
 
 
 def arb_sum(values: Any) -> arb:
-    """Ball sum (each addition is rigorous in Arb)."""
+    """Ball sum (each addition is rigorous in Arb).
+
+    Parameters
+    ----------
+    values : iterable of arb
+        The balls.
+
+    Returns
+    -------
+    arb
+        A ball containing the sum (``arb(0)`` if empty), at the current working precision.
+
+    Examples
+    --------
+    >>> arb_sum([arb(1) / 3, arb(2) / 3]).contains(1)
+    True
+    """
     s = arb(0)
     for v in values:
         s = s + v

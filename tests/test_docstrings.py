@@ -1,8 +1,9 @@
 """Public functions of the documented modules have numpydoc ``Parameters`` and ``Returns`` (or ``Yields``).
 
-The modules below were brought to this standard in session 4; a new public function without them fails
-here. A function with no parameters needs no ``Parameters`` section, one that returns nothing no
-``Returns``; properties and private names (leading underscore) are exempt.
+The modules below were brought to this standard in sessions 4 and 5; a new public function without them
+fails here. A function with no parameters needs no ``Parameters`` section, one that returns nothing no
+``Returns``; properties and private names (leading underscore) are exempt, and so are the few functions
+in :data:`NOT_YET` (listed by name, so that the rest of their module is checked).
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "certbound"
 MODULES = sorted(
-    [PACKAGE / "enclose" / name for name in ("tight.py", "rank.py", "_input.py")]
+    [PACKAGE / "enclose" / name for name in ("tight.py", "rank.py", "_input.py", "quantities.py", "svd.py",
+                                             "__init__.py")]
     + list((PACKAGE / "checkpoints").glob("*.py"))
-    + [p for p in (PACKAGE / "pipeline").glob("*.py") if p.name != "_spectrum.py"]
-    + [PACKAGE / "_errors.py", PACKAGE / "cli.py", PACKAGE / "_commands" / "_options.py"]
+    + list((PACKAGE / "pipeline").glob("*.py"))
+    + list((PACKAGE / "_commands").glob("*.py"))
+    + [PACKAGE / "_errors.py", PACKAGE / "cli.py", PACKAGE / "ball.py"]
 )
+
+#: module → public functions not yet documented (session 5: the product norms were another helper's files).
+NOT_YET = {"enclose/quantities.py": {"norm_21_of_product", "norm_11_of_product"}}
 
 
 def _missing_sections(fn: ast.FunctionDef) -> list[str]:
@@ -53,9 +59,17 @@ def _public_functions(tree: ast.Module):
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_public_functions_have_parameters_and_returns(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    exempt = NOT_YET.get(path.relative_to(PACKAGE).as_posix(), set())
     bad = [f"{name} (line {fn.lineno}): {', '.join(miss)}" for name, fn in _public_functions(tree)
-           if (miss := _missing_sections(fn))]
+           if name not in exempt and (miss := _missing_sections(fn))]
     assert bad == []
+
+
+def test_not_yet_lists_only_functions_that_exist_and_lack_sections():
+    for rel, names in NOT_YET.items():
+        tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
+        lacking = {name for name, fn in _public_functions(tree) if _missing_sections(fn)}
+        assert names <= lacking, f"{rel}: {sorted(names - lacking)} are documented now: drop them from NOT_YET"
 
 
 def test_the_check_sees_a_missing_section():

@@ -21,6 +21,13 @@ HELP = "check numerical claims (TOML claims file) with certified verdicts: confi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound audit``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument("claims", metavar="CLAIMS", nargs="?",
                         help="claims file (TOML; see `certbound audit --functions`)")
     parser.add_argument("--json", metavar="FILE", help="write the full report as JSON ('-' for stdout)")
@@ -52,6 +59,26 @@ def _list_functions() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound audit`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 2 if a claim could not be evaluated (status
+        ``error``), else 1 if one is refuted, else 0 (undecided claims do
+        not fail the run).
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     if args.functions:
         print(_list_functions())
         return 0

@@ -53,6 +53,13 @@ A_PRIORI_NOTE = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound bound``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.epilog = A_PRIORI_NOTE
     parser.add_argument("model", help="model directory / weights file / packaged checkpoint name (as for `spectrum`)")
     parser.add_argument("--n", required=True, metavar="N", help="sample size n (e.g. 1e9)")
@@ -100,7 +107,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from_args(args: argparse.Namespace) -> BoundSettings:
-    """The :class:`~certbound.pipeline.BoundSettings` of parsed ``certbound bound`` arguments."""
+    """The :class:`~certbound.pipeline.BoundSettings` of parsed ``certbound bound`` arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed ``certbound bound`` arguments.
+
+    Returns
+    -------
+    BoundSettings
+        The same options as library keywords.
+    """
     return BoundSettings(
         seq_len=args.seq_len, loss_bound=args.loss_bound, loss_lipschitz=args.loss_lipschitz,
         readout_norm=args.readout_norm, fixed_readout=args.fixed_readout, softmax_lip=args.softmax_lip,
@@ -119,7 +137,24 @@ def _q(x: Any, digits: int = 6) -> str:
 
 
 def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = False) -> str:
-    """Readable text: the certified number, what it certifies, the terms, the dominating matrices."""
+    """Readable text: the certified number, what it certifies, the terms, the dominating matrices.
+
+    Parameters
+    ----------
+    res : BoundResult
+        What :func:`certbound.pipeline.certified_bound` returned.
+    model : str
+        The model as the user named it.
+    top : int
+        How many dominating matrices to list.
+    all_matrices : bool
+        List every matrix's contribution instead.
+
+    Returns
+    -------
+    str
+        The report (certified numbers rounded up).
+    """
     lines = []
     lines.append(f"certbound bound — {res.theorem}")
     lines.append(f"model: {model}")
@@ -162,6 +197,24 @@ def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = Fa
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound bound`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     n = parse_count(args.n)
     delta = parse_number(args.delta, "--delta")
     if not 0 < delta < 1:

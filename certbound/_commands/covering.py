@@ -32,6 +32,13 @@ OPTION_FLAGS = {"ps": "--p"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound covering``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument("matrix", help="a .npy file holding a 2-D float array W (rows = inputs, x -> xW)")
     parser.add_argument("--eps", required=True, metavar="E", help="accuracy ε > 0 (in d_U)")
     parser.add_argument("--rows", required=True, metavar="M", help="number of rows M of U (e.g. n*T)")
@@ -50,6 +57,24 @@ def _num(text: str, what: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound covering`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     eps = _num(args.eps, "--eps")
     if not eps > 0:
         raise ValueError("--eps must be > 0")

@@ -37,6 +37,13 @@ HELP = "certified loss-gap and 0-1 error bounds of the shipped theory-faithful �
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound demo``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument("--model", default=None, metavar="PATH",
                         help="a certbound-pi checkpoint directory (default: the shipped demo model)")
     parser.add_argument("--delta", type=_exact_number, default=None,
@@ -156,7 +163,18 @@ def _matrix_rows(res) -> tuple[list[list[str]], list[str]]:
 
 
 def format_report(res) -> str:
-    """The human-readable demo report (certified numbers rounded up; measured ones marked as estimates)."""
+    """The human-readable demo report (certified numbers rounded up; measured ones marked as estimates).
+
+    Parameters
+    ----------
+    res : DemoResult
+        What :func:`certbound.pipeline.run_demo` returned.
+
+    Returns
+    -------
+    str
+        The report text.
+    """
     cfg, meta, b = res.net.config, res.meta, res.bound
     lines = []
     lines.append("certbound demo: certified generalization bound of a theory-faithful Π-Transformer")
@@ -279,7 +297,18 @@ def _key_label(key: tuple) -> str:
 
 
 def result_json(res) -> dict:
-    """JSON form: the Theorem 2 result (issue 4 shape), measurements, non-vacuity, timings."""
+    """JSON form: the Theorem 2 result (issue 4 shape), measurements, non-vacuity, timings.
+
+    Parameters
+    ----------
+    res : DemoResult
+        What :func:`certbound.pipeline.run_demo` returned.
+
+    Returns
+    -------
+    dict
+        The ``certbound demo --json`` document (balls in the project's JSON form).
+    """
     m, e = res.measured, res.error
     d: dict[str, Any] = {
         # the headline numbers (certified ones as balls in the project's JSON form; test_error measured)
@@ -325,6 +354,24 @@ def result_json(res) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound demo`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     if args.model is not None and not is_pi_checkpoint(args.model):
         raise ValueError(f"{args.model}: not a certbound-pi checkpoint (config.json with model_type "
                          "'certbound-pi'); the demo needs a model of the theory's class — for other "

@@ -46,6 +46,13 @@ RESTARTS = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound demo-figure``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument("--models", default="certbound-demo-models", metavar="DIR",
                         help="directory holding (or receiving) one model per n, as DIR/n<n> (default: %(default)s)")
     parser.add_argument("--n", default=DEFAULT_NS, help="comma-separated training-set sizes (default: %(default)s)")
@@ -60,6 +67,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def portable_model_name(models: str, n: int) -> str:
     """How the JSON names the model of n: ``MODELS/n<n>`` with MODELS as given, never a machine-local prefix.
 
+    Parameters
+    ----------
+    models : str
+        The ``--models`` directory as given.
+    n : int
+        The training-set size.
+
+    Returns
+    -------
+    str
+        ``MODELS/n<n>``; an absolute MODELS is cut to its last component.
+
+    Examples
+    --------
     >>> portable_model_name("certbound-demo-models", 1000), portable_model_name("/tmp/x/fig", 10)
     ('certbound-demo-models/n1000', 'fig/n10')
     """
@@ -89,6 +110,20 @@ def _portable_command(command: str | None, model_name: str) -> str | None:
 def epochs_for(n: int, batch_size: int = 512) -> int:
     """Epochs giving at least MIN_STEPS Adam steps (at least 3 epochs).
 
+    Parameters
+    ----------
+    n : int
+        Training-set size.
+    batch_size : int
+        Samples per Adam step.
+
+    Returns
+    -------
+    int
+        The number of epochs.
+
+    Examples
+    --------
     >>> epochs_for(1000), epochs_for(10**6)
     (1000, 3)
     """
@@ -131,6 +166,24 @@ def _parse_ns(text: str) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound demo-figure`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 if every model's loss-gap bound is finite, else 1.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     ns = _parse_ns(args.n)
     models = Path(args.models)
     out = Path(args.out)

@@ -43,6 +43,13 @@ __all__ = [
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound proxies``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument(
         "model",
         help="checkpoint path (directory, safetensors, .bin, .onnx) or a packaged name "
@@ -74,7 +81,24 @@ SUMMARY_HEADER = ["model", "kind", "L", "N", "H", "variant", "B_ours (upper)", "
 
 
 def summary_rows(name: str, kind: str, results: Sequence[ProxyResult], digits: int = 6) -> list[list[Any]]:
-    """Plain-text rows (upper bounds rounded up) for :data:`SUMMARY_HEADER`."""
+    """Plain-text rows (upper bounds rounded up) for :data:`SUMMARY_HEADER`.
+
+    Parameters
+    ----------
+    name : str
+        The model's name.
+    kind : str
+        ``"trained"`` or the prefix description.
+    results : sequence of ProxyResult
+        One result per variant.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    list of list
+        One row per result.
+    """
     rows = []
     for r in results:
         counts = r.p_star_counts()
@@ -86,7 +110,22 @@ def summary_rows(name: str, kind: str, results: Sequence[ProxyResult], digits: i
 
 def summary_latex(entries: Sequence[tuple[str, str, ProxyResult]], digits: int = 4, caption: str | None = None,
                   label: str | None = None) -> str:
-    """Booktabs table: one row per (model, kind, result); bounds rounded up."""
+    """Booktabs table: one row per (model, kind, result); bounds rounded up.
+
+    Parameters
+    ----------
+    entries : sequence of (str, str, ProxyResult)
+        ``(model name, kind, result)`` per row.
+    digits : int
+        Significant digits.
+    caption, label : str, optional
+        The table's caption and ``\label``.
+
+    Returns
+    -------
+    str
+        The LaTeX table.
+    """
     rows = []
     for name, kind, r in entries:
         rows.append([Raw(latex_escape(name)), Raw(latex_escape(kind)), r.num_layers, r.width, r.num_heads,
@@ -106,7 +145,22 @@ MATRICES_CSV_HEADER = ["model", "variant", "layer", "head", "type", "rows", "col
 
 
 def matrices_csv_rows(name: str, r: ProxyResult, digits: int = 17) -> list[list[Any]]:
-    """Per-matrix CSV rows (lower ends rounded down, upper ends up)."""
+    """Per-matrix CSV rows (lower ends rounded down, upper ends up).
+
+    Parameters
+    ----------
+    name : str
+        The model's name.
+    r : ProxyResult
+        One variant's result.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    list of list
+        One row per matrix.
+    """
     rows = []
     for m in r.matrices:
         rows.append([name, r.variant, m.layer, m.head, m.type, m.shape[0], m.shape[1], str(m.p_star),
@@ -120,7 +174,24 @@ def matrices_csv_rows(name: str, r: ProxyResult, digits: int = 17) -> list[list[
 
 def proxies_json(info: dict[str, Any], results: Sequence[ProxyResult], *, full_grid: bool = True,
                  digits: int = 17) -> dict[str, Any]:
-    """The JSON report: the issue's form for one variant; both variants plus ratios otherwise."""
+    """The JSON report: the issue's form for one variant; both variants plus ratios otherwise.
+
+    Parameters
+    ----------
+    info : dict
+        The model's description (architecture, sizes, layers used).
+    results : sequence of ProxyResult
+        One result per variant.
+    full_grid : bool
+        Include each matrix's c(p) at every grid point (``"c"``).
+    digits : int
+        Significant digits of the decimal ends.
+
+    Returns
+    -------
+    dict
+        The ``certbound proxies --json`` document.
+    """
     return ProxiesReport(info, {r.variant: r for r in results}).to_json(full_grid=full_grid, digits=digits)
 
 
@@ -164,6 +235,24 @@ def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound proxies`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     if args.digits < 1:
         raise ValueError("--digits must be >= 1")
     t0 = time.perf_counter()

@@ -35,6 +35,13 @@ _TABLE_DIGITS = 6
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound spectrum``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument("model", help="model directory, weights file (.safetensors, .bin, .onnx, *.index.json), "
                                       "or a packaged checkpoint name (all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2, all-mpnet-base-v2)")
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
@@ -70,7 +77,18 @@ def _shorten_upper(q: dict[str, Any]) -> str:
 
 
 def format_report_table(report: dict[str, Any]) -> str:
-    """The human-readable table: certified *upper* bounds, rounded up."""
+    """The human-readable table: certified *upper* bounds, rounded up.
+
+    Parameters
+    ----------
+    report : dict
+        A ``certbound spectrum`` report (as ``--json`` writes it).
+
+    Returns
+    -------
+    str
+        The table text.
+    """
     ps = report["options"]["p"]
     header = ["layer", "head", "type", "shape", "sigma1<=", "fro<=", *[f"S_{p}<=" for p in ps], "rank"]
     rows = []
@@ -94,6 +112,24 @@ def format_report_table(report: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound spectrum`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
     ps = parse_schatten_indices(args.p)

@@ -43,6 +43,13 @@ def _int_list(text: str) -> list[int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound sweep``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     parser.add_argument("models", nargs="*", help="checkpoint paths or packaged names (trained models)")
     parser.add_argument("--out", required=True, help="output directory (created if missing)")
     parser.add_argument("--no-random-grid", action="store_true", help="skip the untrained random-init control")
@@ -106,6 +113,18 @@ def claims_check(runs: Sequence[Any], variant: str = "paper") -> list[str]:
     Growth factors are ratios of certified upper ends (floats, for reading);
     the claims are the paper's: B_ours grows more slowly than B_Edelman in L
     and in N, sub-linearly in N, and p* = 0 for most matrices.
+
+    Parameters
+    ----------
+    runs : sequence of ModelRun
+        The sweep's runs (:func:`certbound.pipeline.run_sweep`).
+    variant : str
+        The proxy variant compared (``"paper"`` or ``"corrected"``).
+
+    Returns
+    -------
+    list of str
+        One statement per claim, each saying "holds" or "FAILS".
     """
     lines = []
     for key, kinds in (("L", ("random-init", "prefix")), ("N", ("random-init",))):
@@ -136,6 +155,24 @@ def claims_check(runs: Sequence[Any], variant: str = "paper") -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound sweep`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     if not args.models and args.no_random_grid:
         raise ValueError("nothing to run: give MODEL paths/names or drop --no-random-grid")
     if not args.no_figures:

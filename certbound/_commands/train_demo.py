@@ -40,6 +40,13 @@ DEFAULTS = dict(seed=0, epochs=3, batch_size=512, n_train=1_000_000, n_test=100_
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``certbound train-demo``'s arguments to its parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (made by :func:`certbound.cli.build_parser`).
+    """
     d = DEFAULTS
     parser.add_argument("--out", default="certbound-demo-model",
                         help="output directory, new or empty (default: %(default)s)")
@@ -142,6 +149,24 @@ def _check_out_dir(out: str, force: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``certbound train-demo`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments :func:`add_arguments` defines.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success.
+
+    Raises
+    ------
+    ValueError, OSError
+        For bad options or files; :func:`certbound.cli.main` prints them as
+        ``certbound: error: …`` (exit status 2).
+    """
     try:
         import torch  # noqa: F401
     except ImportError:

@@ -32,6 +32,20 @@ def certified_rank(W, exact: bool = True) -> RankBounds:
     ``exact=True``: the exact rank (fraction-free elimination over ℤ);
     ``exact=False``: ``[rank mod p, min(m, n)]`` — cheap, certified.
 
+    Parameters
+    ----------
+    W : array_like
+        A 2-D float64 matrix.
+    exact : bool
+        Exact rank (cost: exact integer elimination) or the cheap modular bounds.
+
+    Returns
+    -------
+    RankBounds
+        ``lower ≤ rank_ℚ(W) ≤ upper`` (equal when ``exact``).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> certified_rank(np.array([[1.0, 2.0], [2.0, 4.0]]))
     RankBounds(lower=1, upper=1)

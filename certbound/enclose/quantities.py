@@ -64,6 +64,26 @@ __all__ = [
 def as_arb_exponent(p: Any) -> arb:
     """An exponent as an Arb ball: floats exactly, Fractions and decimal strings as tight balls.
 
+    Parameters
+    ----------
+    p : int, float, Fraction, str, arb or numpy scalar
+        The exponent: a float (also ``numpy.longdouble``) or ``Decimal`` by its
+        exact value, a string such as ``"1/3"`` or ``"0.3"`` as the decimal or
+        fraction it spells, an arb as given.
+
+    Returns
+    -------
+    arb
+        A ball containing the exponent (exact for ints, floats and dyadic
+        fractions).
+
+    Raises
+    ------
+    ValueError
+        For a non-finite number or a string that is not a number.
+
+    Examples
+    --------
     >>> (as_arb_exponent("1/3") * 3).contains(1)
     True
     """
@@ -759,6 +779,24 @@ def norm_21(W: Any) -> arb:
     move by at most 2⁻¹⁰⁷⁵, i.e. each column norm by at most √m·2⁻¹⁰⁷⁵,
     which is added (proofs/enclosure.md §8, "Scaled entrywise norms").
 
+    Parameters
+    ----------
+    W : array_like
+        A 2-D float64 matrix (exactly representable entries; see
+        :func:`certbound.enclose._input.as_exact_float64_matrix`).
+
+    Returns
+    -------
+    arb
+        A ball containing ‖W‖_{2,1}, lower end ≥ 0.
+
+    Raises
+    ------
+    ValueError
+        For a non-2-D, non-finite or inexactly converted input.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> norm_21(np.array([[3.0, 0.0], [4.0, 1.0]])).contains(6)
     True
@@ -830,6 +868,23 @@ def norm_11(W: Any) -> arb:
     subnormal one (entries that scaling down rounds move by ≤ 2⁻¹⁰⁷⁵ each,
     which is added; proofs/enclosure.md §8).
 
+    Parameters
+    ----------
+    W : array_like
+        A 2-D float64 matrix (exactly representable entries).
+
+    Returns
+    -------
+    arb
+        A ball containing ‖W‖_{1,1}, lower end ≥ 0.
+
+    Raises
+    ------
+    ValueError
+        For a non-2-D, non-finite or inexactly converted input.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> norm_11(np.array([[0.5, -0.25], [0.125, 0.0]])).contains(arb(0.875))
     True

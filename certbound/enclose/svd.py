@@ -154,7 +154,29 @@ class SingularValueEnclosure:
                 f"{len(self.sigma)} values{flag})")
 
     def to_json(self, digits: int = 17) -> dict[str, Any]:
-        """JSON form: shape, mode, rank and every σᵢ as a certified quantity."""
+        """JSON form: shape, mode, rank and every σᵢ as a certified quantity.
+
+        Parameters
+        ----------
+        digits : int
+            Significant digits of the decimal ends (outward rounded; the
+            ``"exact"`` dyadic strings are always exact).
+
+        Returns
+        -------
+        dict
+            ``shape``, ``mode``, ``certified``, ``rank``, the certificate's
+            ``alpha``/``beta``/``residual`` and ``sigma`` (one
+            :func:`certbound.ball.ball_to_json` dict per σᵢ).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from certbound.enclose import enclose_singular_values
+        >>> d = enclose_singular_values(np.diag([2.0, 1.0])).to_json(digits=6)
+        >>> d["shape"], d["rank"], d["sigma"][0]["lower"] <= "2" <= d["sigma"][0]["upper"]
+        ([2, 2], {'lower': 2, 'upper': 2}, True)
+        """
         return {
             "shape": list(self.shape),
             "mode": self.mode,
@@ -189,6 +211,25 @@ def theorem_r_intervals(
     the hypotheses fail (α or β not < 1, or a non-finite bound).
     Proof: proofs/enclosure.md §1.
 
+    Parameters
+    ----------
+    s : ndarray
+        The float singular values of the scaled matrix (any order, signs ignored).
+    alpha, beta : arb
+        Balls whose upper ends bound ‖XᵀX − I‖₂ and ‖YᵀY − I‖₂.
+    e : arb
+        A ball whose upper end bounds the residual ‖W − X diag(s) Yᵀ‖₂.
+    scale_exponent : int
+        The balls are multiplied by ``2**scale_exponent``.
+
+    Returns
+    -------
+    list of arb or None
+        One ball per σᵢ, in decreasing order (lower ends ≥ 0); None if the
+        hypotheses fail.
+
+    Examples
+    --------
     >>> from flint import arb
     >>> [str(b) for b in theorem_r_intervals(np.array([2.0]), arb(0), arb(0), arb(0))]
     ['2.00000000000000']
@@ -425,7 +466,27 @@ def _zero_enclosure(shape: tuple[int, int], mode: str = "zero") -> SingularValue
 
 
 def trivial_enclosure(shape: tuple[int, int], reason: str, rank_upper: int | None = None) -> SingularValueEnclosure:
-    """The valid enclosure σᵢ ∈ [0, ∞] for all i, with a warning."""
+    """The valid enclosure σᵢ ∈ [0, ∞] for all i, with a warning.
+
+    Parameters
+    ----------
+    shape : (int, int)
+        The matrix's shape.
+    reason : str
+        Why the certificate failed (in the warning).
+    rank_upper : int, optional
+        A proved upper bound on the rank (default min(shape)).
+
+    Returns
+    -------
+    SingularValueEnclosure
+        Every σᵢ ∈ [0, ∞], ``certified=False``, mode ``"trivial"``.
+
+    Warns
+    -----
+    CertificateWarning
+        Always, naming the shape and the reason.
+    """
     warnings.warn(
         f"singular value certificate failed for a {shape[0]}x{shape[1]} matrix ({reason}); "
         "returning the trivial enclosure [0, inf]",

@@ -75,6 +75,31 @@ def scaled_enclosure(enc: Any, scale: Any) -> Any:
 
     Every σ ball is multiplied by the ball ``scale`` (rigorous Arb product), the
     float bounds are re-derived with outward rounding, the rank is unchanged.
+
+    Parameters
+    ----------
+    enc : SingularValueEnclosure
+        Certified singular values of W.
+    scale : arb
+        A ball whose points are all > 0 (e.g. the logit scale 1/√d_h).
+
+    Returns
+    -------
+    SingularValueEnclosure
+        The enclosure of c·W for every c in ``scale``.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not positive.
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from certbound.enclose import enclose_singular_values
+    >>> enc = scaled_enclosure(enclose_singular_values(np.diag([4.0, 1.0])), arb(1) / 2)
+    >>> enc.sigma[0].contains(2), float(enc.lower[1]) <= 0.5 <= float(enc.upper[1])
+    (True, True)
     """
     if not scale > 0:
         raise ValueError("scaled_enclosure: the scale must be a positive ball")
@@ -105,6 +130,25 @@ def certify_theory_matrix(m: Any, mode: str = "auto", ps: Iterable[Any] = (0.5, 
     (σᵢ(cW) = c σᵢ(W), ‖cW‖_{2,1} = c‖W‖_{2,1}, S_p(cW) = c^p S_p(W)), all
     derived quantities computed on the balls.
 
+    Parameters
+    ----------
+    m : TheoryMatrix
+        The matrix (dense, or a per-head product as its exact factors).
+    mode : {"fast", "tight", "arb", "gram", "auto"}
+        Certificate mode of the kernel (the record's ``"mode"`` says which
+        certificate was used).
+    ps : iterable
+        Schatten indices for ``"schatten"`` (0 or in (0, 2]; exact strings or numbers).
+    include_sigma : bool
+        Add the ``"sigma"`` list.
+
+    Returns
+    -------
+    dict
+        The record.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from certbound.checkpoints import TheoryMatrix
     >>> m = TheoryMatrix(0, None, "M_in", (2, 3), dense=np.array([[3.0, 0, 0], [0, 4.0, 0]]))
@@ -357,6 +401,18 @@ class MatrixCertifier:
         return certify_theory_matrix(m, self.mode, self.ps, include_sigma=self.include_sigma)
 
     def many(self, ms: list[Any]) -> list[dict[str, Any]]:
+        """The records of ``ms``, the heads of a layer certified as one batch.
+
+        Parameters
+        ----------
+        ms : list of TheoryMatrix
+            A task's matrices, in order.
+
+        Returns
+        -------
+        list of dict
+            Their records (:func:`certify_theory_matrices`).
+        """
         return certify_theory_matrices(ms, self.mode, self.ps, include_sigma=self.include_sigma)
 
 
@@ -456,6 +512,24 @@ def weights_digest(ck: Any, layout: Any, *, raw: bool, scale_logits: bool, layer
     each read their own matrices can compute it. ``certbound bound --spectra``
     recomputes it from the model and refuses a report whose digest differs: a
     report is only reused for the weights it certified.
+
+    Parameters
+    ----------
+    ck : Checkpoint
+        The open checkpoint.
+    layout : ModelLayout
+        Its layout.
+    raw : bool
+        The report includes the raw projections.
+    scale_logits : bool
+        QK has the logit scale folded in.
+    layers : list of int or None
+        The layers reported (None: all).
+
+    Returns
+    -------
+    str
+        The hex sha256.
     """
     tasks = plan_tasks(layout, _report_types(layout), raw=raw, layers=layers)
     return combined_sha256(matrix_sha256(m) for m in iter_plan(ck, layout, tasks, scale_logits=scale_logits))
@@ -475,6 +549,20 @@ def records_digest(weights_sha256: str, records: Iterable[dict[str, Any]]) -> st
     no longer matches. (A digest detects edits; it is not a signature —
     whoever recomputes it vouches for the records.)
 
+    Parameters
+    ----------
+    weights_sha256 : str
+        The report's :func:`weights_digest`.
+    records : iterable of dict
+        The records, in report order.
+
+    Returns
+    -------
+    str
+        The hex sha256.
+
+    Examples
+    --------
     >>> r = [{"layer": 0, "head": None, "type": "M", "shape": [1, 1], "rank": {"lower": 1, "upper": 1},
     ...       "certified": True, "sigma": [{"exact": {"lower": "1", "upper": "1"}}]}]
     >>> records_digest("ab", r) == records_digest("ab", [dict(r[0], rank={"lower": 0, "upper": 1})])
@@ -505,7 +593,18 @@ class SharedLayerCertifier:
         return self.many([m])[0]
 
     def many(self, ms: list[Any]) -> list[dict[str, Any]]:
-        """Records of ``ms`` in order; the uncached ones certified together (``certify.many`` if it has one)."""
+        """Records of ``ms`` in order; the uncached ones certified together (``certify.many`` if it has one).
+
+        Parameters
+        ----------
+        ms : list of TheoryMatrix
+            A task's matrices, in order.
+
+        Returns
+        -------
+        list of dict
+            Their records (copies, with their own ``layer``, for the uses of a shared layer).
+        """
         out: list[dict[str, Any] | None] = [None] * len(ms)
         todo = []
         for i, m in enumerate(ms):
@@ -526,7 +625,29 @@ class SharedLayerCertifier:
 
 
 def spectrum_store_settings(mode: str, ps: Iterable[str], include_sigma: bool) -> dict[str, Any]:
-    """What a stored record depends on besides its matrix (a resumed records file must match)."""
+    """What a stored record depends on besides its matrix (a resumed records file must match).
+
+    Parameters
+    ----------
+    mode : str
+        Certificate mode.
+    ps : iterable
+        Schatten indices of the records.
+    include_sigma : bool
+        Whether the records hold their ``"sigma"`` lists.
+
+    Returns
+    -------
+    dict
+        The settings a :class:`~certbound.pipeline._streaming.RecordStore` compares on resume
+        (with the certbound version).
+
+    Examples
+    --------
+    >>> s = spectrum_store_settings("auto", [0.5, "1"], False)
+    >>> s["mode"], s["p"], s["sigma"]
+    ('auto', ['0.5', '1'], False)
+    """
     return {"certbound_version": __version__, "mode": mode, "p": [str(p) for p in ps], "sigma": bool(include_sigma)}
 
 
@@ -544,7 +665,18 @@ class SpectrumRun:
     store: MemoryRecordStore
 
     def records(self, *, include_sigma: bool = True) -> Iterator[dict[str, Any]]:
-        """The records in report order (``include_sigma=False`` drops the σ lists)."""
+        """The records in report order (``include_sigma=False`` drops the σ lists).
+
+        Parameters
+        ----------
+        include_sigma : bool
+            Keep each record's ``"sigma"`` list.
+
+        Yields
+        ------
+        dict
+            One record at a time, checked against its matrix digest.
+        """
         for o in self.outcomes:
             rec = self.store.get(o.key, o.sha256)
             if not include_sigma:
@@ -552,11 +684,28 @@ class SpectrumRun:
             yield rec
 
     def report(self, *, include_sigma: bool = True) -> dict[str, Any]:
-        """The whole report as one dict (in memory)."""
+        """The whole report as one dict (in memory).
+
+        Parameters
+        ----------
+        include_sigma : bool
+            Keep each record's ``"sigma"`` list.
+
+        Returns
+        -------
+        dict
+            The report head with ``"matrices"``.
+        """
         return {**self.head, "matrices": list(self.records(include_sigma=include_sigma))}
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
-        """Write the report atomically, streaming the records (the text of ``json_text(self.report())``)."""
+        """Write the report atomically, streaming the records (the text of ``json_text(self.report())``).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The output file (replaced only when the whole report is written).
+        """
         write_report_json(path, self.head, self.records())
 
 
