@@ -158,3 +158,27 @@ def test_trained_checkpoints_are_not_joined():
 
     groups = _series([R("a", 3), R("b", 6)], "L")
     assert all(len(v) == 1 for v in groups.values())  # one series per checkpoint: never a line through both
+
+
+def test_save_figure_is_reproducible_and_not_private(tmp_path):
+    pytest.importorskip("matplotlib")
+    from certbound.report.figures import import_pyplot, save_figure
+
+    plt = import_pyplot()
+    old = os.umask(0o022)
+    try:
+        outs = []
+        for name in ("a", "b"):
+            (tmp_path / name).mkdir()
+            fig, ax = plt.subplots()
+            ax.plot([1, 2, 3], [3, 1, 2])
+            outs.append(save_figure(fig, tmp_path / name, "f", "a caption"))
+            plt.close(fig)
+    finally:
+        os.umask(old)
+    for ext in ("pdf", "png"):
+        a, b = (open(o[ext], "rb").read() for o in outs)
+        assert a == b, ext  # no creation date or other run-dependent bytes
+        assert os.stat(outs[0][ext]).st_mode & 0o777 == 0o644, ext
+    assert b"CreationDate" not in open(outs[0]["pdf"], "rb").read()
+    assert sorted(os.listdir(tmp_path / "a")) == ["f.pdf", "f.png"]  # no temporary file left
