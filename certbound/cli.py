@@ -20,7 +20,7 @@ from certbound._optional import MissingDependencyError
 from certbound.ball import FloatEnvironmentError, check_float_environment
 from certbound.report.writers import check_output_path
 
-__all__ = ["main", "build_parser", "check_file_options", "option_flags", "INPUT_FILE_OPTIONS",
+__all__ = ["main", "build_parser", "check_file_options", "error_text", "option_flags", "INPUT_FILE_OPTIONS",
            "OUTPUT_FILE_OPTIONS"]
 
 
@@ -133,6 +133,41 @@ def check_file_options(args: argparse.Namespace) -> None:
             outputs[os.path.abspath(path)] = flag
 
 
+def error_text(exc: BaseException) -> str:
+    """The message of an input error as the CLI prints it: an OS error names its file first.
+
+    ``open`` and friends raise ``OSError`` whose text is
+    ``[Errno 2] No such file or directory: 'x.toml'``; the CLI says
+    ``x.toml: no such file or directory`` (as ``ls`` and ``cp`` do). Other
+    errors (and OS errors certbound raised with its own message) keep theirs.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error.
+
+    Returns
+    -------
+    str
+        The message.
+
+    Examples
+    --------
+    >>> error_text(FileNotFoundError(2, "No such file or directory", "claims.toml"))
+    'claims.toml: no such file or directory'
+    >>> error_text(PermissionError(13, "Permission denied", "out.json"))
+    'out.json: permission denied'
+    >>> error_text(FileNotFoundError("matrix 'w.npy': no such file"))
+    "matrix 'w.npy': no such file"
+    """
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        where = os.fsdecode(exc.filename)
+        if exc.filename2 is not None:
+            where += f" -> {os.fsdecode(exc.filename2)}"
+        return f"{where}: {exc.strerror[:1].lower()}{exc.strerror[1:]}"
+    return str(exc)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the process exit code.
 
@@ -176,6 +211,6 @@ def main(argv: list[str] | None = None) -> int:
         # optional dependency and a floating-point environment the certificates do not cover end the run
         # cleanly with the reason; output files are written atomically elsewhere. A library error about
         # an option names it as a parameter (`seq_len`): here it is spelled as this command's flag.
-        msg = exc.spelled(args._flags) if isinstance(exc, OptionError) else str(exc)
+        msg = exc.spelled(args._flags) if isinstance(exc, OptionError) else error_text(exc)
         print(f"certbound {args.command}: error: {msg}", file=sys.stderr)
         return 2

@@ -107,3 +107,55 @@ def test_sweep_without_matplotlib_says_which_extra(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2, r.stderr
     assert "pip install 'certbound[plot]'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_missing_file_is_named_without_errno(tmp_path, capsys):
+    missing = tmp_path / "claims.toml"
+    assert main(["audit", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"certbound audit: error: {missing}: no such file or directory" in err and "Errno" not in err
+
+
+def _npz(path):
+    import numpy as np
+
+    with open(path, "wb") as fh:
+        np.savez(fh, W=np.eye(2))
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda p: p.write_text('{"W": [[1, 2]]}'), "not a .npy file (no NumPy header"),
+    (_npz, "an .npz archive, not a .npy file"),
+    (lambda p: p.mkdir(), "is a directory, not a .npy file"),
+])
+def test_covering_names_what_is_wrong_with_the_matrix_file(tmp_path, capsys, make, needle):
+    path = tmp_path / "w.npy"
+    make(path)
+    assert main(["covering", str(path), "--eps", "0.1", "--rows", "4"]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and str(path) in err and "pickled" not in err
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("[1, 2]", "entry 0: expected an object {layer, head, type, p, schatten_radius, spectral_radius}, got int 1"),
+    ('[{"layer": 0, "type": "M", "p": 1}]', "entry 0: missing key 'schatten_radius'"),
+    ('[{"layer": 0, "type": "M", "p": "1/0", "schatten_radius": 1, "spectral_radius": 1}]',
+     "entry 0: p: '1/0' is not an exact number"),
+    ('[{"layer": 0, "type": "M", "p": 1, "schatten_radius": 1, "spectral_radius": 1},'
+     ' {"layer": 0, "type": "M", "p": 0.5, "schatten_radius": 2, "spectral_radius": 1}]',
+     "entry 1: a second constraint for layer 0 M (one per matrix)"),
+])
+def test_malformed_constraints_are_refused_before_any_certificate(tmp_path, capsys, monkeypatch, content, needle):
+    import certbound.pipeline._bound as bound_mod
+
+    path = tmp_path / "c.json"
+    path.write_text(content)
+
+    def no_spectra(*args, **kwargs):
+        raise AssertionError("certified spectra before reading the constraints")
+
+    monkeypatch.setattr(bound_mod, "model_spectra_of", no_spectra)
+    argv = ["bound", DEMO, "--n", "1000", "--delta", "0.01", "--mode", "fixed", "--constraints", str(path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {needle}" in err and "Traceback" not in err

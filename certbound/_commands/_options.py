@@ -6,10 +6,19 @@ import argparse
 import sys
 from typing import Any
 
+from certbound.checkpoints import PACKAGED_CHECKPOINTS
 from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
 
-__all__ = ["LAYERS_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "DeprecatedAlias", "add_spectrum_mode_option",
-           "parse_layers", "prefix_depth"]
+__all__ = ["LAYERS_HELP", "MAPPING_HELP", "MODEL_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "DeprecatedAlias",
+           "add_spectrum_mode_option", "parse_layers", "prefix_depth"]
+
+#: The one description of a MODEL argument (every command reads models with the same loader).
+MODEL_HELP = ("model directory, weights file (.safetensors, .bin, .onnx, *.index.json), a packaged checkpoint "
+              f"name ({', '.join(PACKAGED_CHECKPOINTS)}) or a Hugging Face id already in the local cache")
+
+#: The one description of ``--mapping``.
+MAPPING_HELP = ("JSON file mapping tensor names for an unsupported architecture (the error for an unknown "
+                "architecture prints an example; README: 'Any other model')")
 
 #: The one meaning of ``--layers``: 0-based layer indices.
 LAYERS_HELP = "only these layers: 0-based indices, comma-separated (e.g. 0,5) or a range a-b (e.g. 0-3)"

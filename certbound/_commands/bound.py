@@ -25,7 +25,7 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-from certbound._commands._options import add_spectrum_mode_option
+from certbound._commands._options import MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option
 from certbound.ball import decimal_upper
 from certbound.pipeline import BoundSettings, open_model, parse_count, parse_number
 from certbound.pipeline import bound_latex as result_latex
@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         The subcommand's parser (made by :func:`certbound.cli.build_parser`).
     """
     parser.epilog = A_PRIORI_NOTE
-    parser.add_argument("model", help="model directory / weights file / packaged checkpoint name (as for `spectrum`)")
+    parser.add_argument("model", help=MODEL_HELP)
     parser.add_argument("--n", required=True, metavar="N", help="sample size n (e.g. 1e9)")
     parser.add_argument("--delta", required=True, metavar="D", help="confidence parameter δ in (0, 1)")
     parser.add_argument("--seq-len", type=int, metavar="T",
@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the certified result as JSON")
     parser.add_argument("--latex", metavar="FILE", help="write a LaTeX table of the result")
     parser.add_argument("--config", metavar="FILE", help="config.json to use instead of the one next to the weights")
-    parser.add_argument("--mapping", metavar="FILE", help="JSON tensor-name mapping for an unsupported architecture")
+    parser.add_argument("--mapping", metavar="FILE", help=MAPPING_HELP)
     parser.add_argument("--top", type=int, default=8, metavar="K", help="matrices listed in the summary (default 8)")
     parser.add_argument("--all-matrices", action="store_true", help="list every matrix (p, radii, contribution)")
     parser.add_argument("--quiet", action="store_true", help="print only the bound")

@@ -22,7 +22,7 @@ from certbound._commands._options import add_spectrum_mode_option
 from certbound.pipeline import covering_report, parse_count, parse_number
 from certbound.report.writers import atomic_write_text, json_text
 
-__all__ = ["NAME", "HELP", "OPTION_FLAGS", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "OPTION_FLAGS", "add_arguments", "load_npy_matrix", "run"]
 
 NAME = "covering"
 HELP = "certified log covering number (Lemma A / Theorem 4.1) of the constraint class of one stored matrix"
@@ -54,6 +54,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _num(text: str, what: str) -> Any:
     return parse_number(text, what)
+
+
+def load_npy_matrix(path: str) -> np.ndarray:
+    """The array stored in the ``.npy`` file ``path``, with an error naming the file and the problem.
+
+    Parameters
+    ----------
+    path : str
+        A file written by ``numpy.save``.
+
+    Returns
+    -------
+    ndarray
+        Its array (shape and dtype are checked later, by the kernel).
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError
+        If there is no such file.
+    ValueError
+        If the file is not a ``.npy`` file (an ``.npz`` archive, text, …) or
+        holds Python objects.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> np.save(os.path.join(d, "w.npy"), np.eye(2)); load_npy_matrix(os.path.join(d, "w.npy")).shape
+    (2, 2)
+    >>> np.savez(os.path.join(d, "w.npz"), W=np.eye(2))
+    >>> load_npy_matrix(os.path.join(d, "w.npz"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../w.npz: an .npz archive, not a .npy file (save one array with numpy.save)
+    """
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"matrix {path!r}: no such file (a .npy file holding a 2-D array)") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"matrix {path!r} is a directory, not a .npy file") from None
+    if magic[:2] == b"PK":
+        raise ValueError(f"{path}: an .npz archive, not a .npy file (save one array with numpy.save)")
+    if magic != b"\x93NUMPY":
+        raise ValueError(f"{path}: not a .npy file (no NumPy header; write the matrix with numpy.save)")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a plain .npy array ({exc})") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,12 +141,7 @@ def run(args: argparse.Namespace) -> int:
     if args.p_grid_m < 1:
         raise ValueError("--p-grid-m must be ≥ 1")
     # --json's directory is checked before any work by certbound.cli.check_file_options
-    try:
-        W = np.load(args.matrix, allow_pickle=False)
-    except ValueError as exc:
-        raise ValueError(f"{args.matrix}: not a plain .npy array ({exc})") from None
-    except FileNotFoundError:
-        raise FileNotFoundError(f"matrix {args.matrix!r}: no such file (a .npy file holding a 2-D array)") from None
+    W = load_npy_matrix(args.matrix)
     rep = covering_report(W, eps=eps, rows=rows, rho=rho, ps=ps, p_grid_m=args.p_grid_m, rank=args.rank,
                           spectrum_mode=args.spectrum_mode, name=args.matrix)
     best_text = rep.pop("_best_text")

@@ -19,7 +19,7 @@ from certbound.bounds.proxies import (
     ProxyResult,
     variant_ratios,
 )
-from certbound._commands._options import add_spectrum_mode_option, parse_layers, prefix_depth
+from certbound._commands._options import MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option, parse_layers, prefix_depth
 from certbound.pipeline import ProxiesReport, open_model
 from certbound.report.latex import Raw, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.table import format_table
@@ -50,11 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser : argparse.ArgumentParser
         The subcommand's parser (made by :func:`certbound.cli.build_parser`).
     """
-    parser.add_argument(
-        "model",
-        help="checkpoint path (directory, safetensors, .bin, .onnx) or a packaged name "
-        "(all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2)",
-    )
+    parser.add_argument("model", help=MODEL_HELP)
     parser.add_argument(
         "--variant",
         choices=(*VARIANTS, "both"),
@@ -66,12 +62,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layers", default=None, metavar="L,L,...",
                         help="only these layers, 0-based as everywhere; the proxies need a prefix 0..K-1 "
                              "(e.g. 0-2: a depth-3 sub-model, labelled as such)")
-    parser.add_argument("--mapping", default=None, help="tensor-name mapping file for unknown architectures")
+    parser.add_argument("--mapping", default=None, metavar="FILE", help=MAPPING_HELP)
     parser.add_argument("--json", dest="json_path", default=None, metavar="FILE", help="write the JSON report")
     parser.add_argument("--csv", dest="csv_path", default=None, metavar="FILE", help="write per-matrix CSV")
     parser.add_argument("--latex", dest="latex_path", default=None, metavar="FILE",
                         help="write a booktabs LaTeX summary table")
-    parser.add_argument("--digits", type=int, default=6, help="significant digits (upper bounds rounded up)")
+    parser.add_argument("--digits", type=int, default=6,
+                        help="significant digits of the printed and LaTeX numbers (upper bounds rounded up; default 6)")
     parser.add_argument("--no-grid", action="store_true", help="omit the per-p contribution balls from the JSON")
     parser.add_argument("--per-matrix", action="store_true", help="print every matrix, not only the summary")
 

@@ -22,7 +22,7 @@ from certbound.pipeline import parse_schatten_indices, spectrum_run, spectrum_st
 from certbound.pipeline._results import matrix_type_label, spectrum_csv_rows
 from certbound.pipeline._streaming import MemoryRecordStore, RecordStore, stage_report_json
 from certbound.report.table import format_table
-from certbound._commands._options import LAYERS_HELP, add_spectrum_mode_option, parse_layers
+from certbound._commands._options import LAYERS_HELP, MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option, parse_layers
 from certbound.report.writers import check_output_path, csv_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
@@ -42,8 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser : argparse.ArgumentParser
         The subcommand's parser (made by :func:`certbound.cli.build_parser`).
     """
-    parser.add_argument("model", help="model directory, weights file (.safetensors, .bin, .onnx, *.index.json), "
-                                      "or a packaged checkpoint name (all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2, all-mpnet-base-v2)")
+    parser.add_argument("model", help=MODEL_HELP)
     parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
@@ -56,8 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "decimals/fractions are taken exactly)")
     parser.add_argument("--layers", metavar="L,L,...", help=LAYERS_HELP)
     parser.add_argument("--config", metavar="FILE", help="config.json to use instead of the one next to the weights")
-    parser.add_argument("--mapping", metavar="FILE",
-                        help="JSON mapping of tensor names for an unsupported architecture (see docs)")
+    parser.add_argument("--mapping", metavar="FILE", help=MAPPING_HELP)
     parser.add_argument("--quiet", action="store_true", help="do not print the table")
     parser.add_argument("--records", metavar="FILE",
                         help="append each certified matrix's record to this JSON Lines file as it is done "

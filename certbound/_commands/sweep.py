@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-from certbound._commands._options import add_spectrum_mode_option
+from certbound._commands._options import MODEL_HELP, add_spectrum_mode_option
 from certbound._commands.proxies import summary_latex
 from certbound.ball import ball_to_json, decimal_lower, decimal_upper, float_upper
 from certbound.bounds.proxies import VARIANTS, paper_proxies
@@ -50,17 +50,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser : argparse.ArgumentParser
         The subcommand's parser (made by :func:`certbound.cli.build_parser`).
     """
-    parser.add_argument("models", nargs="*", help="checkpoint paths or packaged names (trained models)")
-    parser.add_argument("--out", required=True, help="output directory (created if missing)")
+    parser.add_argument("models", nargs="*", metavar="MODEL", help="trained models, each as for `spectrum`: " + MODEL_HELP)
+    parser.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
     parser.add_argument("--no-random-grid", action="store_true", help="skip the untrained random-init control")
-    parser.add_argument("--grid-L", type=_int_list, default=list(MINIATURE_L), help="depths of the control grid")
-    parser.add_argument("--grid-N", type=_int_list, default=list(MINIATURE_N), help="widths of the control grid")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random-init control")
+    parser.add_argument("--grid-L", type=_int_list, default=list(MINIATURE_L), metavar="L,L,...",
+                        help="depths of the control grid (default " + ",".join(map(str, MINIATURE_L)) + ")")
+    parser.add_argument("--grid-N", type=_int_list, default=list(MINIATURE_N), metavar="N,N,...",
+                        help="widths of the control grid (default " + ",".join(map(str, MINIATURE_N)) + ")")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random-init control (default 0)")
     parser.add_argument("--no-prefix", action="store_true", help="skip prefix-depth curves of the trained models")
     add_spectrum_mode_option(parser, deprecated_alias="--mode")
-    parser.add_argument("--digits", type=int, default=4, help="significant digits in the LaTeX/printed tables")
+    parser.add_argument("--digits", type=int, default=4,
+                        help="significant digits in the LaTeX/printed tables (default 4)")
     parser.add_argument("--no-figures", action="store_true", help="tables only (no matplotlib needed)")
-    parser.add_argument("--plot-variant", choices=VARIANTS, default="paper", help="variant shown in figures")
+    parser.add_argument("--plot-variant", choices=VARIANTS, default="paper",
+                        help="variant shown in figures (default paper)")
 
 
 def _run_entry(run: Any) -> dict[str, Any]:

@@ -755,19 +755,33 @@ def _load_constraints(path: str) -> dict:
         data = data.get("matrices", data.get("constraints"))
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of {{layer, head, type, p, schatten_radius, spectral_radius}}")
-    out = {}
+    out: dict[tuple[int, Any, str], MatrixConstraint] = {}
     for i, r in enumerate(data):
         where = f"{path}: entry {i}"
+        if not isinstance(r, dict):
+            raise ValueError(f"{where}: expected an object {{layer, head, type, p, schatten_radius, spectral_radius}}, "
+                             f"got {type(r).__name__} {r!r:.60}")
         try:
             if r.get("type") == "readout":
                 continue  # the readout norm is the readout_norm option, not a matrix constraint
             head = r.get("head") if r["type"] in ("QK", "VO") else None
-            p = Fraction(str(r.get("p_exact", r["p"])))
-            out[(int(r["layer"]), head, r["type"])] = MatrixConstraint(
+            p_text = str(r.get("p_exact", r["p"]))
+            try:
+                p = Fraction(p_text)
+            except (ValueError, ZeroDivisionError):
+                raise ValueError(f"p: {p_text!r} is not an exact number (e.g. 1, 0.5, \"1/3\")") from None
+            key = (int(r["layer"]), head, r["type"])
+            value = MatrixConstraint(
                 p, _constraint_number(r["schatten_radius"], f"{where}: schatten_radius"),
                 _constraint_number(r["spectral_radius"], f"{where}: spectral_radius"))
-        except (KeyError, TypeError, ValueError) as exc:
+        except KeyError as exc:
+            raise ValueError(f"{where}: missing key {exc}") from None
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}: {exc}") from None
+        if key in out:
+            raise ValueError(f"{where}: a second constraint for layer {key[0]}"
+                             + (f" head {key[1]}" if key[1] is not None else "") + f" {key[2]} (one per matrix)")
+        out[key] = value
     return out
 
 
@@ -942,6 +956,8 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
         warnings.warn(f"{path}: {len(unused_inside)} stored matrices inside the layers are not part of the "
                       f"bounded network (the bound does not cover them): {', '.join(unused_inside[:8])}"
                       + (" …" if len(unused_inside) > 8 else ""), UserWarning, stacklevel=2)
+    # a malformed constraints file is refused before any certificate is computed
+    constraints = _load_constraints(s.constraints) if s.mode == "fixed" else None
     t0 = time.perf_counter()
     scale_logits = s.logit_scale
     cfg = dict(ck.config or {})
@@ -978,7 +994,7 @@ def certified_bound_of(ck: Any, layout: Any, path: str, n: int, delta: Fraction 
                 if not bool(readout_enc.sigma[0] * cw.denominator <= arb(cw.numerator)):
                     raise OptionError(f"{path}: the certified readout norm ||w||_2 is not <= the a-priori "
                                       f"C_w = {common['readout_norm']} (`readout_norm`)")
-        res = theorem1_fixed_bound(spec, _load_constraints(s.constraints), n, delta, spectra=spectra, **common)
+        res = theorem1_fixed_bound(spec, constraints, n, delta, spectra=spectra, **common)
     else:
         if readout_enc is not None and spec.readout_learned:
             common["readout_spectrum"] = readout_enc  # certified ‖w‖₂, peeled on the readout grid

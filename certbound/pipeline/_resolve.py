@@ -1,30 +1,52 @@
-"""What a model argument names: an existing path, or a packaged checkpoint's name."""
+"""What a model argument names: an existing path, a packaged checkpoint's name, or a cached Hugging Face id.
+
+Every command and library entry point that takes a model by name resolves it here, in the same order as
+:func:`certbound.open_model`: an existing path wins, then a packaged checkpoint name (also as
+``org/name``), then a Hugging Face model id already in the local cache (:mod:`certbound.pipeline._hub`;
+never a download).
+"""
 
 from __future__ import annotations
 
 import os
 
 from certbound.checkpoints import PACKAGED_CHECKPOINTS, find_packaged_checkpoint
+from certbound.pipeline._hub import looks_like_hub_id, resolve_hub_id
 
 __all__ = ["resolve_packaged_name", "resolve_model"]
 
 
-def resolve_packaged_name(model: str | os.PathLike[str]) -> str:
-    """``model`` itself, unless it is no existing path and names a packaged checkpoint: then that checkpoint's path.
+def _packaged_path(model: str) -> str:
+    try:
+        return str(find_packaged_checkpoint(model))
+    except LookupError as exc:
+        raise FileNotFoundError(str(exc)) from None
 
-    A name that is neither is returned unchanged (the loader then reports the
-    missing file). Raises ``FileNotFoundError`` when a packaged checkpoint's
-    data package is not installed.
+
+def resolve_packaged_name(model: str | os.PathLike[str]) -> str:
+    """``model`` itself if it exists; else the packaged checkpoint or cached Hugging Face model it names.
+
+    A packaged checkpoint name (``all-MiniLM-L6-v2``, also as
+    ``sentence-transformers/all-MiniLM-L6-v2``) gives that checkpoint's path;
+    a Hugging Face model id (``org/name`` or ``name``) the snapshot folder in the local
+    cache. Anything else is returned unchanged (the loader then reports the
+    missing file).
 
     Parameters
     ----------
     model : str or path
-        A path, or a packaged checkpoint name.
+        A path, a packaged checkpoint name, or a cached model id.
 
     Returns
     -------
     str
         The path to open.
+
+    Raises
+    ------
+    FileNotFoundError
+        When a packaged checkpoint's data package is not installed, or a
+        model id is not in the local cache (naming the folder searched).
 
     Examples
     --------
@@ -32,23 +54,24 @@ def resolve_packaged_name(model: str | os.PathLike[str]) -> str:
     'no/such/dir'
     """
     model = os.fspath(model)
-    if not os.path.exists(model) and model.split("/")[-1] in PACKAGED_CHECKPOINTS:
-        try:
-            return str(find_packaged_checkpoint(model))
-        except LookupError as exc:
-            raise FileNotFoundError(str(exc)) from None
+    if os.path.exists(model):
+        return model
+    if model.split("/")[-1] in PACKAGED_CHECKPOINTS:
+        return _packaged_path(model)
+    if looks_like_hub_id(model):
+        return resolve_hub_id(model)
     return model
 
 
 def resolve_model(spec: str | os.PathLike[str]) -> str:
-    """A checkpoint path: an existing path, or a packaged checkpoint's name.
+    """A checkpoint path: an existing path, a packaged checkpoint's name, or a cached Hugging Face model id.
 
-    Raises ``FileNotFoundError`` naming both possibilities when neither works.
+    Raises ``FileNotFoundError`` naming the possibilities when none works.
 
     Parameters
     ----------
     spec : str or path
-        A path, or a packaged checkpoint name.
+        A path, a packaged checkpoint name, or a cached model id.
 
     Returns
     -------
@@ -62,12 +85,7 @@ def resolve_model(spec: str | os.PathLike[str]) -> str:
     ...
     FileNotFoundError: no/such/dir: no such file or directory, and not a packaged checkpoint name
     """
-    spec = os.fspath(spec)
-    if os.path.exists(spec):
-        return spec
-    try:
-        return str(find_packaged_checkpoint(spec))
-    except KeyError:
-        raise FileNotFoundError(f"{spec}: no such file or directory, and not a packaged checkpoint name") from None
-    except LookupError as exc:
-        raise FileNotFoundError(f"{spec}: {exc}") from None
+    path = resolve_packaged_name(spec)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file or directory, and not a packaged checkpoint name")
+    return path

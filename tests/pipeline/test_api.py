@@ -173,6 +173,22 @@ def test_hub_id_resolves_from_a_local_cache_without_network(bert, tmp_path, monk
     assert str(other / "models--org--tiny-bert") in str(err.value)
 
 
+def test_every_command_resolves_a_cached_hub_id_as_open_model_does(bert, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("huggingface_hub")
+    _hub_snapshot(tmp_path, "org/tiny-bert", bert)
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.delenv("HUGGINGFACE_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    out = tmp_path / "s.json"
+    assert main(["spectrum", "org/tiny-bert", "--layers", "0", "--quiet", "--json", str(out)]) == 0
+    via_cli = json.loads(out.read_text())["matrices"]
+    assert via_cli == certbound.open_model(bert).spectra(layers=[0]).to_json()["matrices"]
+    assert main(["proxies", "org/tiny-bert", "--variant", "paper"]) == 0
+    assert main(["spectrum", "org/absent", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "hub" / "models--org--absent") in err and "never downloads" in err
+
+
 def test_missing_hub_id_names_the_folders_searched(tmp_path, monkeypatch):
     pytest.importorskip("huggingface_hub")
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
