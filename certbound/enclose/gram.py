@@ -343,19 +343,27 @@ def theorem_g_float_bounds(
     return out
 
 
-def _outward_squares(lv: np.ndarray, f_lo: np.ndarray, f_hi: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+def _outward_squares(lv: np.ndarray, f_lo: np.ndarray, f_hi: np.ndarray,
+                     c: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Floats ``lsq ≤ λ·f_lo − c`` and ``hsq ≥ λ·f_hi + c`` entrywise (exact right-hand sides; Lemma G.4 (a)).
 
     One correctly rounded operation, then one step outward (Lemma 10.1), with
     monotonicity of x ↦ x ∓ c; a product with λ = ±0 and a shift by c = 0 are
-    exact and need no step. NaN/±∞ results are the caller's to detect.
+    exact and need no step. ``c`` may be an array broadcasting against ``lv``
+    (one c̄ per row: ``product._certify_stack_theorem_g``). NaN/±∞ results are
+    the caller's to detect.
     """
     zero = lv == 0
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         pl = np.where(zero, 0.0, np.nextafter(lv * f_lo, -np.inf))  # ≤ λ·f_lo
         ph = np.where(zero, 0.0, np.nextafter(lv * f_hi, np.inf))  # ≥ λ·f_hi
-        lsq = np.nextafter(pl - c, -np.inf) if c else pl
-        hsq = np.nextafter(ph + c, np.inf) if c else ph
+        if np.ndim(c) == 0:
+            lsq = np.nextafter(pl - c, -np.inf) if c else pl
+            hsq = np.nextafter(ph + c, np.inf) if c else ph
+        else:
+            shift = c != 0
+            lsq = np.where(shift, np.nextafter(pl - c, -np.inf), pl)
+            hsq = np.where(shift, np.nextafter(ph + c, np.inf), ph)
     return lsq, hsq
 
 

@@ -44,12 +44,15 @@ from scipy.linalg.lapack import dtrtri as _dtrtri
 
 from certbound._blas import single_threaded
 from certbound.ball import float_lower, float_upper, under_float_model, working_precision
-from certbound.enclose import _stacked
+from certbound.enclose import _stacked, fperror
 from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scaling
 from certbound.enclose._stacked import down, up
 from certbound.enclose.fperror import ETA
+from certbound.enclose.gram import _outward_sqrt, _outward_squares
 from certbound.enclose.quantities import _norm_21_from_gram_stack, norm_21_of_products
 from certbound.enclose.svd import (
+    AUTO_RELATIVE_TARGET,
+    AUTO_SPECTRUM_FRACTION,
     MODES,
     RankBounds,
     SingularValueEnclosure,
@@ -224,11 +227,19 @@ def _enclose_products(As: Sequence[Any], Bs: Sequence[Any], mode: str, norms_21:
             As_g, Bs_g = [t[1] for t in items], [t[2] for t in items]
             done: list[SingularValueEnclosure | None] = [None] * len(items)
             if mode == "auto":
-                # Lemma P-G (Gram factors, no m×d Q formed) where it meets the
-                # target; Lemma P with QR factors for the others.
-                done, n21 = _certify_stack_gram(As_g, Bs_g, norms_21)
+                # Lemma 11.2 (Theorem G on R_B AᵀA R_Bᵀ) where it meets the target; Lemma P-G (Gram
+                # factors, no m×d Q formed) for the others; Lemma P with QR factors for the rest.
+                done, n21 = _certify_stack_theorem_g(As_g, Bs_g, norms_21)
                 for i, x in zip(idx, n21):
                     norms[i] = x
+                again = [j for j, e in enumerate(done) if e is None]
+                if again:
+                    more, n21 = _certify_stack_gram([As_g[j] for j in again], [Bs_g[j] for j in again],
+                                                    norms_21 and any(norms[idx[j]] is None for j in again))
+                    for j, enc, x in zip(again, more, n21):
+                        done[j] = enc
+                        if norms[idx[j]] is None:
+                            norms[idx[j]] = x
             rest = [j for j, e in enumerate(done) if e is None]
             if rest:
                 for j, enc in zip(rest, _certify_stack([As_g[j] for j in rest], [Bs_g[j] for j in rest],
@@ -624,6 +635,174 @@ def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray], norms_21: bo
                                                   alA[sel], alB[sel], resid[sel])):
         out[j] = enc
     return out, n21
+
+
+def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Floats ≥ ‖|R| |G| |R|ᵀ‖₂ per slice (one chain of three nonnegative matrix–vector products; §11, Lemma 11.2).
+
+    With K = max(|G|, |G|ᵀ) ≥ |G| entrywise, N = |R|K|R|ᵀ is symmetric, nonnegative and ≥ |R||G||R|ᵀ,
+    so ‖|R||G||R|ᵀ‖₂ ≤ ‖N‖₂ ≤ ‖N‖_∞ = max(|R|(K(|R|ᵀ𝟙))) (F4, monotonicity), each product bounded upward
+    by Lemma 2.2.
+
+    Parameters
+    ----------
+    aR : ndarray (h, d, d)
+        |R| (already taken).
+    G : ndarray (h, d, d)
+
+    Returns
+    -------
+    ndarray (h,)
+        Float upper bounds (+∞ where a step overflowed).
+    """
+    h, d, _ = aR.shape
+    aG = np.abs(G)
+    K = np.maximum(aG, aG.transpose(0, 2, 1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = _stacked._mv(aR.transpose(0, 2, 1), np.ones((h, d)))
+        out = np.max(_stacked._mv(aR, _stacked._mv(K, v)), axis=1)
+    return np.where(np.isfinite(out), out, np.inf)
+
+
+def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_21: bool = False
+                             ) -> tuple[list[SingularValueEnclosure | None], list[arb | None]]:
+    """Lemma 11.2 (Theorem G for a product) for h same-shaped products; proofs/enclosure.md §11, evaluated as in §10.
+
+    σᵢ(ABᵀ)² are the eigenvalues of ``G_A^{1/2} G_B G_A^{1/2}`` (G = FᵀF exactly). With L a float
+    Cholesky factor of ``Ĝ_B = fl(BᵀB)`` these are within ``ε ≥ ‖AᵀA‖₂‖BᵀB − LLᵀ‖₂`` (Weyl) of the
+    eigenvalues of ``LᵀAᵀAL``, which Theorem G (proofs/enclosure-gram.md §1) encloses from one batched
+    ``eigh`` of ``M̂ = fl(fl(Lᵀ Ĝ_A) L)``, all σᵢ at once by Lemma G.4's float ends. No inverse, no
+    orthonormal factor and no scaling (every bound holds for any float data; a non-finite one fails).
+
+    Parameters
+    ----------
+    As, Bs : lists of h ndarrays, m×d and n×d
+        Exact float64 factors with nonzero entries somewhere, same shapes within each list.
+    norms_21 : bool
+        Also evaluate ``‖A Bᵀ‖_{2,1}`` by Lemma 8.1 from the Gram matrices of the left factors
+        (proofs/enclosure.md §8, "Shared with Lemma P-G").
+
+    Returns
+    -------
+    encs : list of SingularValueEnclosure or None
+        None where the route fails or where its widths miss mode ``auto``'s target
+        (:func:`certbound.enclose.svd.meets_width_target`'s test on the float ends, proofs/enclosure.md
+        §12): the caller takes Lemma P-G (:func:`_certify_stack_gram`) for those.
+    norms : list of arb or None
+        As :func:`_certify_stack_gram`'s.
+    """
+    h = len(As)
+    m, d = As[0].shape
+    n = Bs[0].shape[0]
+    n21: list[arb | None] = [None] * h
+    out: list[SingularValueEnclosure | None] = [None] * h
+    if d > min(m, n):
+        return out, n21
+    SA = np.stack(As)
+    SB = np.stack(Bs)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow makes a bound non-finite (the route fails)
+        # one SYRK per slice: each entry one rounded dot product of length m or n (Lemma 2.1)
+        GA = np.stack([F.T @ F for F in SA])
+        GB = np.stack([F.T @ F for F in SB])
+    nKA = _stacked.abs_gram_norm2_upper(np.abs(SA))
+    nKB = _stacked.abs_gram_norm2_upper(np.abs(SB))
+    L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if not np.all(ok):
+            M = np.where(ok[:, None, None], M, np.eye(d))  # failed slices: a harmless stand-in for eigh
+        try:
+            lam, U = np.linalg.eigh(M)  # ascending; reads one triangle (Theorem G needs no symmetry of M̂)
+        except np.linalg.LinAlgError:
+            return out, n21
+        ok &= np.all(np.isfinite(lam), axis=1) & np.all(np.isfinite(U.reshape(h, -1)), axis=1)
+        alU = _stacked.gram_deviation_upper(U)  # ≥ ‖UᵀU − I‖₂ (Lemma 3.1)
+        e = _stacked.residual_norm_upper(M, U, lam, U)  # ≥ ‖M̂ − UΛUᵀ‖₂ (Lemma 3.2, s = λ)
+        c = up(up(beta + e) + eps)
+        ok &= (alU < 1) & np.isfinite(c)
+        # Lemma G.4 for every head at once: c̄ ≥ β + e + ε, g⁺ ≥ 1 + α, 0 ≤ g⁻ ≤ 1 − α (Lemma 10.1).
+        a = np.where(ok, alU, 0.0)
+        grow = up(1.0 + a)[:, None]
+        shrink = np.maximum(down(1.0 - a), 0.0)[:, None]
+        lv = lam[:, ::-1]  # descending, with signs
+        pos = lv >= 0
+        lsq, hsq = _outward_squares(lv, np.where(pos, shrink, grow), np.where(pos, grow, shrink),
+                                    np.where(ok, c, 0.0)[:, None])
+        ok &= np.all(hsq >= 0, axis=1) & np.all(np.isfinite(hsq), axis=1)
+        lo, hi = _outward_sqrt(lsq, np.where(ok[:, None], hsq, 0.0))
+        # Mode auto's width target (§12): a decision on the float ends, not a bound.
+        ok &= np.all(hi - lo <= AUTO_RELATIVE_TARGET * np.maximum(0.5 * (lo + hi), AUTO_SPECTRUM_FRACTION * hi[:, :1]),
+                     axis=1)
+    sel = np.flatnonzero(ok)
+    for j, enc in zip(sel.tolist(), _finish_stack((m, n), min(m, n), d, lo[sel], hi[sel], np.zeros(len(sel), np.int64),
+                                                  alU[sel], up(beta[sel] + eps[sel]), e[sel])):
+        out[j] = enc
+    if norms_21 and d * (m + n) <= m * n and len(sel):
+        # Lemma 8.1 with the same Ĝ_A and ν_A, unscaled: kept for the accepted products only (their scales were
+        # sane; the others get Lemma P-G's scaled evaluation from the caller).
+        every = len(sel) == h
+        balls = _norm_21_from_gram_stack(GA if every else GA[sel], nKA if every else nKA[sel],
+                                         SB if every else SB[sel], m)
+        for j, ball in zip(sel.tolist(), balls):
+            n21[j] = ball
+    return out, n21
+
+
+def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.ndarray, m: int, n: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Lemma 11.2's matrix ``M̂ = fl(fl(Lᵀ Ĝ_A) L)`` and its bounds β and ε (proofs/enclosure.md §11, *Evaluation*).
+
+    Parameters
+    ----------
+    GA, GB : ndarrays (h, d, d)
+        ``fl(AᵀA)`` and ``fl(BᵀB)`` (each entry one rounded dot product of length m, resp. n).
+    nKA, nKB : ndarrays (h,)
+        Floats ≥ ‖|A|ᵀ|A|‖₂, ‖|B|ᵀ|B|‖₂.
+    m, n : int
+        The row counts of A and B.
+
+    Returns
+    -------
+    L : ndarray (h, d, d)
+        Float Cholesky factors of Ĝ_B (the identity where Cholesky failed).
+    M : ndarray (h, d, d)
+        ``fl(fl(Lᵀ Ĝ_A) L)``.
+    beta, eps : ndarrays (h,)
+        Floats ≥ ‖M̂ − LᵀAᵀAL‖₂ and ≥ ‖AᵀA‖₂‖BᵀB − LLᵀ‖₂ (+∞ where a step overflowed).
+    ok : ndarray (h,) of bool
+        False where Cholesky failed or a bound is not finite.
+    """
+    h, d, _ = GA.shape
+    ok = np.ones(h, dtype=bool)
+    try:
+        L = np.linalg.cholesky(GB)
+    except np.linalg.LinAlgError:
+        L = np.zeros((h, d, d))
+        for j in range(h):
+            try:
+                L[j] = np.linalg.cholesky(GB[j])
+            except np.linalg.LinAlgError:
+                ok[j] = False
+                L[j] = np.eye(d)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        errA = up(up(_stacked.gamma_upper(m) * nKA) + _gram_underflow_upper(m, d))  # ≥ ‖AᵀA − Ĝ_A‖₂
+        errB = up(up(_stacked.gamma_upper(n) * nKB) + _gram_underflow_upper(n, d))  # ≥ ‖BᵀB − Ĝ_B‖₂
+        Lt = L.transpose(0, 2, 1)
+        M = np.matmul(np.matmul(Lt, GA), L)
+        # β = γ_{2d}N + ‖L‖₂²‖AᵀA − Ĝ_A‖₂ + 2d²η(1 + 2‖|L|‖₂), N ≥ ‖|L|ᵀ|Ĝ_A||L|‖₂
+        nL = _stacked.norm2_upper(L)  # Lemma 2.3 (min(Frobenius, Hölder)) reads |L| only: ≥ ‖|L|‖₂ too
+        N = _abs_congruence_norm_upper(np.abs(Lt), GA)
+        under = up(_core_underflow_upper(d, d, d) * up(1.0 + 2.0 * nL))
+        beta = up(up(up(_stacked.gamma_upper(2 * d) * N) + up(up(nL * nL) * errA)) + under)
+        # ε = (‖Ĝ_A‖₂ + ‖AᵀA − Ĝ_A‖₂)(‖BᵀB − Ĝ_B‖₂ + ‖Ĝ_B − LLᵀ‖₂)
+        eRR = _stacked.residual_norm_upper(GB, L, None, L)
+        # ‖Ĝ_A‖₂ ≤ √(‖Ĝ_A‖₁‖Ĝ_A‖_∞) (F4; Lemma 2.2 for the sums), the roots taken first: no overflow below 2¹⁰²⁴
+        aG = np.abs(GA)
+        n1 = np.max(fperror._inflate(aG.sum(axis=1), d), axis=1)
+        ninf = np.max(fperror._inflate(aG.sum(axis=2), d), axis=1)
+        nGA = up(up(np.sqrt(n1)) * up(np.sqrt(ninf)))
+        eps = up(up(nGA + errA) * up(errB + eRR))
+    ok &= np.isfinite(beta) & np.isfinite(eps) & np.all(np.isfinite(M.reshape(h, -1)), axis=1)
+    return L, M, beta, eps, ok
 
 
 def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np.ndarray, t: np.ndarray,

@@ -1,0 +1,262 @@
+"""Lemma 11.2 (Theorem G for a product, proofs/enclosure.md §11): ``product._certify_stack_theorem_g``.
+
+References share no code with what they test: exact Fractions and Sylvester inertia
+(tests/enclose/exact_inertia.py) for β, ε and the singular values themselves, mpmath at
+400 bits where a product of two spectral norms is needed.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from certbound.enclose import _stacked, gram
+from certbound.enclose import product as P
+from certbound.enclose.product import enclose_singular_values_of_products
+from certbound.enclose.svd import meets_width_target
+from tests.enclose import exact_inertia as X
+
+
+def _factors(rng, h, m, n, d, ka=0, kb=0):
+    As = [rng.standard_normal((m, d)) * 2.0**ka for _ in range(h)]
+    Bs = [rng.standard_normal((n, d)) * 2.0**kb for _ in range(h)]
+    return As, Bs
+
+
+def _exact_product_gram(A, B):
+    W = X.matmul(X.fractions_of(A), X.transpose(X.fractions_of(B)))
+    return X.smaller_gram(W)
+
+
+def _assert_contains_exactly(enc, A, B):
+    gram = _exact_product_gram(A, B)
+    k = min(A.shape[0], B.shape[0])
+    for i in range(k):
+        lo, hi = Fraction(float(enc.lower[i])), Fraction(float(enc.upper[i]))
+        assert X.singular_value_in(gram, i, lo, hi), i
+        assert X.singular_value_in(gram, i, X.lower_fraction(enc.sigma[i]), X.upper_fraction(enc.sigma[i])), i
+
+
+def _mp_norm2(F: list) -> mpmath.mpf:
+    with mpmath.workprec(400):
+        M = mpmath.matrix([[mpmath.mpf(x.numerator) / x.denominator for x in row] for row in F])
+        return max(abs(x) for x in mpmath.svd_r(M, compute_uv=False))
+
+
+@pytest.mark.parametrize("ka,kb", [(0, 0), (40, -3), (-25, 17), (300, -300), (-500, 0)])
+def test_congruence_core_beta_and_eps_bound_the_exact_quantities(ka, kb):
+    """β ≥ ‖M̂ − LᵀAᵀAL‖₂ decided exactly (inertia); ε ≥ ‖AᵀA‖₂‖BᵀB − LLᵀ‖₂ (exact matrices, mpmath norms)."""
+    rng = np.random.default_rng(5)
+    As, Bs = _factors(rng, 3, 9, 7, 3, ka, kb)
+    As[2][:, 2] = As[2][:, 0] + 2.0**-20 * As[2][:, 2]  # cancellation in LᵀĜ_AL
+    SA, SB = np.stack(As), np.stack(Bs)
+    GA = np.stack([F.T @ F for F in SA])
+    GB = np.stack([F.T @ F for F in SB])
+    nKA = _stacked.abs_gram_norm2_upper(np.abs(SA))
+    nKB = _stacked.abs_gram_norm2_upper(np.abs(SB))
+    L, M, beta, eps, ok = P._congruence_core(GA, GB, nKA, nKB, 9, 7)
+    assert np.all(ok)
+    for j in range(3):
+        Af, Bf, Lf = X.fractions_of(As[j]), X.fractions_of(Bs[j]), X.fractions_of(L[j])
+        GAe = X.matmul(X.transpose(Af), Af)
+        target = X.matmul(X.matmul(X.transpose(Lf), GAe), Lf)
+        D = [[a - b for a, b in zip(r1, r2)] for r1, r2 in zip(X.fractions_of(M[j]), target)]
+        assert X.norm_at_most(D, Fraction(float(beta[j]))), j
+        EB = [[a - b for a, b in zip(r1, r2)] for r1, r2 in zip(X.matmul(X.transpose(Bf), Bf),
+                                                                  X.matmul(Lf, X.transpose(Lf)))]
+        with mpmath.workprec(400):
+            assert _mp_norm2(GAe) * _mp_norm2(EB) <= mpmath.mpf(float(eps[j])), j
+
+
+def test_abs_congruence_norm_upper_bounds_the_exact_infinity_norm():
+    """N ≥ ‖|L|ᵀ|G||L|‖_∞ exactly, for a G that is not symmetric (the max(|G|, |G|ᵀ) step is needed then)."""
+    rng = np.random.default_rng(1)
+    L = np.tril(rng.standard_normal((2, 4, 4)))
+    G = rng.standard_normal((2, 4, 4))
+    G[1, 0, 3] = 50.0  # |G| far from symmetric
+    got = P._abs_congruence_norm_upper(np.abs(L.transpose(0, 2, 1)), G)
+    for j in range(2):
+        aL = [[abs(x) for x in r] for r in X.fractions_of(L[j])]
+        aG = [[abs(x) for x in r] for r in X.fractions_of(G[j])]
+        N = X.matmul(X.matmul(X.transpose(aL), aG), aL)
+        assert Fraction(float(got[j])) >= max(sum(r) for r in N)
+        assert Fraction(float(got[j])) >= max(sum(c) for c in zip(*N))  # ‖·‖₁ too: ‖·‖₂ ≤ √(‖·‖₁‖·‖_∞)
+
+
+@pytest.mark.parametrize("ka,kb", [(0, 0), (40, -3), (-25, 17), (200, -200)])
+def test_theorem_g_route_contains_the_exact_singular_values(ka, kb):
+    """Every slice accepted by the route (well conditioned) and inside the exact spectrum (inertia), zeros past d.
+
+    (At 2^±300 the unscaled route's Frobenius sums of the B side underflow: its bounds carry a floor ≈ √η and
+    the slices go to Lemma P-G, which scales; see the public-route test below.)"""
+    rng = np.random.default_rng(11)
+    As, Bs = _factors(rng, 4, 8, 6, 3, ka, kb)
+    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    for enc, A, B in zip(encs, As, Bs):
+        assert enc is not None and enc.certified and enc.mode == "product"
+        assert enc.rank.upper == 3 and enc.upper[3] == 0.0
+        assert meets_width_target(list(enc.sigma))
+        _assert_contains_exactly(enc, A, B)
+
+
+def test_theorem_g_route_refuses_what_it_cannot_do_well():
+    """Overflowing Gram matrices, subnormal factors and an ill-conditioned product leave the route (None);
+    the public function still returns certified enclosures of the exact spectra (Lemma P-G or the QR route)."""
+    rng = np.random.default_rng(2)
+    As, Bs = _factors(rng, 4, 8, 6, 3)
+    As[0] = As[0] * 2.0**520  # AᵀA overflows
+    As[1] = As[1] * 2.0**-1060  # subnormal: the η terms swamp the Gram matrix
+    Bs[2][:, 2] = Bs[2][:, 0] + 2.0**-30 * Bs[2][:, 2]  # σ_3/σ_1 ≈ 2⁻³⁰: Theorem G's width grows like (σ₁/σ₃)²
+    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    assert encs[0] is None and encs[1] is None and encs[2] is None and encs[3] is not None
+    for enc, A, B in zip(enclose_singular_values_of_products(As, Bs, mode="auto"), As, Bs):
+        assert enc.certified
+        _assert_contains_exactly(enc, A, B)
+
+
+@pytest.mark.parametrize("bad", ["cholesky", "eigvec", "eigval", "garbage"])
+def test_theorem_g_route_is_valid_for_any_factor_and_any_eigenvectors(bad, monkeypatch):
+    """Lemma 11.2 holds for any L, U, λ: perturbed ones only widen the balls (the width target switched off here
+    so that the wide balls are returned and checked)."""
+    monkeypatch.setattr(P, "AUTO_RELATIVE_TARGET", np.inf)
+    rng = np.random.default_rng(8)
+    real_chol, real_eigh = np.linalg.cholesky, np.linalg.eigh
+
+    def chol(G):
+        return real_chol(G) * (1 + 1e-6)
+
+    def eigh(M):
+        lam, U = real_eigh(M)
+        if bad == "eigvec":
+            return lam, U * (1 + 1e-7)
+        if bad == "eigval":
+            return lam * (1 - 1e-6), U
+        return lam, U + 1e-3 * rng.standard_normal(U.shape)
+
+    if bad == "cholesky":
+        monkeypatch.setattr(np.linalg, "cholesky", chol)
+    else:
+        monkeypatch.setattr(np.linalg, "eigh", eigh)
+    As, Bs = _factors(rng, 3, 7, 6, 3)
+    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    for enc, A, B in zip(encs, As, Bs):
+        assert enc is not None
+        _assert_contains_exactly(enc, A, B)
+        rel = (enc.upper[0] - enc.lower[0]) / enc.upper[0]
+        assert rel > 1e-9  # the perturbation shows in the width: it is not hidden
+
+
+def test_public_auto_route_matches_the_stack_route_and_shares_norms():
+    """mode auto takes Lemma 11.2 for well-conditioned heads; the ‖·‖_{2,1} balls are norm_21_of_products' own."""
+    from certbound.enclose import quantities as Q
+
+    rng = np.random.default_rng(3)
+    As, Bs = _factors(rng, 5, 12, 10, 4)
+    direct, _ = P._certify_stack_theorem_g(As, Bs)
+    encs, norms = P.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
+    ref = Q.norm_21_of_products(As, Bs)
+    for e, r, x, y in zip(encs, direct, norms, ref):
+        assert np.array_equal(e.lower, r.lower) and np.array_equal(e.upper, r.upper)
+        assert Q.lower_fraction(x) == Q.lower_fraction(y) and Q.upper_fraction(x) == Q.upper_fraction(y)
+
+
+@pytest.mark.parametrize("ka,kb", [(300, -300), (-300, 300), (600, -600), (-540, 0)])
+def test_public_auto_route_at_extreme_scales_contains_the_exact_singular_values(ka, kb):
+    """Scales where the unscaled route loses accuracy (or overflows) and hands over: still the exact spectra."""
+    rng = np.random.default_rng(4)
+    As, Bs = _factors(rng, 3, 8, 6, 3, ka, kb)
+    for enc, A, B in zip(enclose_singular_values_of_products(As, Bs, mode="auto"), As, Bs):
+        assert enc.certified
+        _assert_contains_exactly(enc, A, B)
+
+
+def _worst_legal_gram(F: np.ndarray, k: int) -> np.ndarray:
+    """A float Gram matrix as far from FᵀF as Lemma 2.1 allows, in one direction: FᵀF + 0.9·γ_k|F|ᵀ|F| (rounded)."""
+    Ff = X.fractions_of(F)
+    aF = [[abs(x) for x in r] for r in Ff]
+    G = X.matmul(X.transpose(Ff), Ff)
+    K = X.matmul(X.transpose(aF), aF)
+    u = Fraction(1, 2**53)
+    g = Fraction(9, 10) * k * u / (1 - k * u)
+    return np.array([[float(a + g * b) for a, b in zip(r1, r2)] for r1, r2 in zip(G, K)])
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_congruence_core_covers_a_worst_case_rounded_gram(side):
+    """Ĝ_A (resp. Ĝ_B) off by almost γ_m|A|ᵀ|A|: β (resp. ε) must carry ‖G − Ĝ‖₂'s bound, not only the d×d roundings."""
+    rng = np.random.default_rng(7)
+    m, n, d = 64, 64, 3
+    A, B = np.abs(rng.standard_normal((m, d))) + 1.0, rng.standard_normal((n, d))
+    if side == "B":
+        A, B = rng.standard_normal((m, d)), np.abs(rng.standard_normal((n, d))) + 1.0
+    GA = (_worst_legal_gram(A, m) if side == "A" else A.T @ A)[None]
+    GB = (_worst_legal_gram(B, n) if side == "B" else B.T @ B)[None]
+    nKA = _stacked.abs_gram_norm2_upper(np.abs(A)[None])
+    nKB = _stacked.abs_gram_norm2_upper(np.abs(B)[None])
+    L, M, beta, eps, ok = P._congruence_core(GA, GB, nKA, nKB, m, n)
+    assert ok[0]
+    Af, Bf, Lf = X.fractions_of(A), X.fractions_of(B), X.fractions_of(L[0])
+    GAe = X.matmul(X.transpose(Af), Af)
+    if side == "A":
+        D = [[a - b for a, b in zip(r1, r2)] for r1, r2 in zip(X.fractions_of(M[0]),
+                                                                X.matmul(X.matmul(X.transpose(Lf), GAe), Lf))]
+        assert X.norm_at_most(D, Fraction(float(beta[0])))
+        assert not X.norm_at_most(D, Fraction(float(beta[0])) / 4)  # the Gram error is most of β here
+    else:
+        EB = [[a - b for a, b in zip(r1, r2)] for r1, r2 in zip(X.matmul(X.transpose(Bf), Bf),
+                                                                  X.matmul(Lf, X.transpose(Lf)))]
+        with mpmath.workprec(400):
+            assert _mp_norm2(GAe) * _mp_norm2(EB) <= mpmath.mpf(float(eps[0]))
+            assert _mp_norm2(GAe) * _mp_norm2(EB) > mpmath.mpf(float(eps[0])) / 4
+
+
+def test_route_adds_beta_for_the_core_it_was_given(monkeypatch):
+    """A core M̂ off by Δ (‖Δ‖₂ = 10⁻⁶‖M̂‖₂) reported with β + ‖Δ‖₂: the enclosures must still hold, so β is used."""
+    monkeypatch.setattr(P, "AUTO_RELATIVE_TARGET", np.inf)
+    real = P._congruence_core
+
+    def shifted(GA, GB, nKA, nKB, m, n):
+        L, M, beta, eps, ok = real(GA, GB, nKA, nKB, m, n)
+        size = np.linalg.norm(M, 2, axis=(1, 2))
+        M = M - 1e-6 * size[:, None, None] * np.eye(M.shape[1])  # every eigenvalue 10⁻⁶‖M̂‖ too small
+        return L, M, beta + 1.001e-6 * size, eps, ok
+    monkeypatch.setattr(P, "_congruence_core", shifted)
+    rng = np.random.default_rng(12)
+    As, Bs = _factors(rng, 3, 7, 6, 3)
+    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    for enc, A, B in zip(encs, As, Bs):
+        assert enc is not None
+        _assert_contains_exactly(enc, A, B)
+
+
+def test_float_ends_lie_outside_the_arb_theorem_g_ends(monkeypatch):
+    """Against gram.theorem_g_intervals (per-σ Arb) with the recorded α, β + ε and e: a large α (U scaled by
+    1 + 10⁻⁶, λ divided by its square) and a negative λ (a rank-deficient A) exercise both sign cases."""
+    monkeypatch.setattr(P, "AUTO_RELATIVE_TARGET", np.inf)
+    real = np.linalg.eigh
+    seen = {}
+
+    def eigh(M):
+        lam, U = real(M)
+        lam = lam.copy()
+        lam[:, 0] = -1e-3 * lam[:, -1]  # a clearly negative approximation of the zero eigenvalue
+        seen["lam"] = lam / (1 + 1e-6) ** 2
+        return seen["lam"], U * (1 + 1e-6)
+    monkeypatch.setattr(np.linalg, "eigh", eigh)
+    rng = np.random.default_rng(13)
+    As, Bs = _factors(rng, 2, 7, 6, 3)
+    for A in As:
+        A[:, 2] = A[:, 0]  # rank 2: σ₃(ABᵀ) = 0
+    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    u = 2.0**-53
+    for j, (enc, A, B) in enumerate(zip(encs, As, Bs)):
+        assert enc is not None and float(enc.alpha.mid()) > 1e-6
+        _assert_contains_exactly(enc, A, B)
+        ref = gram.theorem_g_intervals(seen["lam"][j], enc.alpha, enc.beta, enc.residual)
+        lo = np.maximum.accumulate(np.maximum([float(x.lower()) for x in ref], 0.0)[::-1])[::-1]  # (hull radii round up)
+        hi = np.minimum.accumulate(np.array([float(x.upper()) for x in ref]))
+        slack = 2.0**-28 * (hi - lo) + 8 * u * hi  # an Arb hull's radius has a 30-bit mantissa (§12), plus ulps
+        assert np.all(enc.lower[:3] <= lo + slack) and np.all(enc.upper[:3] >= hi - slack)
