@@ -188,7 +188,8 @@ def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = Fa
     lines.append(("all matrices" if all_matrices else f"top {len(mats)} matrices by contribution") + ":")
     lines.append(f"  {'layer':>5} {'head':>4} {'type':<7} {'p':>6} {'S_p radius':>12} {'spectral':>10} {'contribution':>12}")
     for m in mats:
-        lines.append(f"  {str(m.layer):>5} {str(m.head if m.head is not None else '-'):>4} {m.type:<7} {str(m.p):>6} "
+        layer, head = ("-" if v is None else str(v) for v in (m.layer, m.head))  # the readout has neither
+        lines.append(f"  {layer:>5} {head:>4} {m.type:<7} {str(m.p):>6} "
                      f"{_q(m.schatten_radius):>12} {_q(m.spectral_radius):>10} {_q(m.contribution):>12}")
     lines.append("assumptions:")
     for k, v in res.assumptions.items():

@@ -195,7 +195,7 @@ def proxies_json(info: dict[str, Any], results: Sequence[ProxyResult], *, full_g
 def _print_report(name: str, info: dict[str, Any], results: Sequence[ProxyResult], digits: int,
                   per_matrix: bool, seconds: float) -> None:
     kind = "trained" if info.get("used_layers") == info.get("num_layers") else (
-        f"prefix: layers 1..{info.get('used_layers')} of {info.get('num_layers')}")
+        f"prefix: layers 0..{info.get('used_layers') - 1} of {info.get('num_layers')}, 0-based")
     print(f"model: {name} ({info.get('architecture')}, L={info.get('used_layers')}, N={info.get('hidden_size')}, "
           f"heads={info.get('num_heads')}, d_ff={info.get('intermediate_size')}) [{kind}]")
     print(f"grid P_m: m = {results[0].m} ({2 * results[0].m + 1} points); certified in {seconds:.1f} s")
@@ -267,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [row for r in results for row in matrices_csv_rows(name, r)]
         outputs.append((args.csv_path, csv_text(rows, MATRICES_CSV_HEADER)))
     if args.latex_path:
-        kind = "trained" if info["used_layers"] == info["num_layers"] else f"prefix 1..{info['used_layers']}"
+        kind = "trained" if info["used_layers"] == info["num_layers"] else f"prefix 0..{info['used_layers'] - 1}"
         table = summary_latex([(name, kind, r) for r in results], digits=args.digits,
                               caption=f"Certified proxies of {latex_escape(name)}", label="tab:proxies")
         outputs.append((args.latex_path, latex_fragment(table, "certbound proxies")))

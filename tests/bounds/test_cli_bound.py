@@ -209,3 +209,16 @@ def test_shipped_example_constraints_run_on_the_demo_model(tmp_path):
                  "--json", str(out), "--quiet"]) == 0
     d = json.loads(out.read_text())
     assert d["theorem"].startswith("Theorem 1") and len(d["matrices"]) >= 4
+
+
+def test_bound_summary_marks_the_readouts_missing_layer_and_head(capsys):
+    import re
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "certbound" / "models" / "data" / "demo"
+    assert main(["bound", str(demo), "--n", "1e6", "--delta", "0.01", "--all-matrices"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if re.match(r"^\s+\S+\s+\S+\s+(QK|VO|M_in|M_out|M|readout)\s", line)]
+    assert [r[2] for r in rows].count("readout") == 1
+    assert [r[:2] for r in rows if r[2] == "readout"] == [["-", "-"]]
+    assert "None" not in out.split("all matrices:")[1].split("assumptions:")[0]

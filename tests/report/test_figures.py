@@ -182,3 +182,13 @@ def test_save_figure_is_reproducible_and_not_private(tmp_path):
         assert os.stat(outs[0][ext]).st_mode & 0o777 == 0o644, ext
     assert b"CreationDate" not in open(outs[0]["pdf"], "rb").read()
     assert sorted(os.listdir(tmp_path / "a")) == ["f.pdf", "f.png"]  # no temporary file left
+
+
+def test_proxies_prefix_is_labelled_with_the_0_based_layers_given(tmp_path, capsys):
+    d = tmp_path / "tiny"
+    write_tiny_bert(d, L=3)
+    tex = tmp_path / "p.tex"
+    assert main(["proxies", str(d), "--layers", "0-1", "--variant", "paper", "--latex", str(tex)]) == 0
+    out = capsys.readouterr().out
+    assert "[prefix: layers 0..1 of 3, 0-based]" in out and "1..2" not in out
+    assert "prefix 0..1" in tex.read_text()
