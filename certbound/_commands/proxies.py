@@ -116,7 +116,7 @@ def summary_latex(entries: Sequence[tuple[str, str, ProxyResult]], digits: int =
     digits : int
         Significant digits.
     caption, label : str, optional
-        The table's caption and ``\label``.
+        The table's caption and LaTeX label.
 
     Returns
     -------
