@@ -2,9 +2,11 @@
 
 The peer is ``bench/bench_model.py``'s (a) for a dense matrix: the Gram matrix of
 the shorter side (``W @ W.T``, which numpy runs as SYRK) and its values-only
-``numpy.linalg.eigvalsh`` — no certificate. The certified Gram route needs in
-addition the eigenvectors (``eigh``), the residual and α products: its floor is
-about 2× the peer.
+``numpy.linalg.eigvalsh`` — no certificate. The certified Gram route (Theorem G-T,
+``mode="gram"``) needs in addition ``dorgqr`` (Q̂), the residual and α products and
+Sturm counts: its floor is about 1.6× the peer. The pseudo-mode ``gram-eigh`` times
+the previous certificate (Theorem G with ``eigh``'s eigenvectors, floor ≈ 2×),
+the fallback of the tridiagonal route, by making that route unavailable.
 
 Matrices: ``trained`` (σᵢ ∝ i^-0.7, float32-stored) and ``gaussian`` (0.02·N(0,1)).
 Times are CPU (process) times, medians over interleaved repeats (peer, gram,
@@ -18,7 +20,7 @@ and with this tree, and prints the ratios side by side plus the width change
 per σ (after ÷ before; σ-ends of the same matrices).
 
 Run: ``python bench/bench_gram.py [--repeat 7] [--threads 1] [--shapes 384x1536,768x3072]
-[--before DIR --rounds 3]``.
+[--spectrum-mode gram,auto,gram-eigh] [--before DIR --rounds 3]``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
     ap.add_argument("--shapes", default=SHAPES, help=f"comma-separated MxN list (default {SHAPES})")
     ap.add_argument("--matrices", default="trained,gaussian")
-    ap.add_argument("--modes", default="gram,auto")
+    ap.add_argument("--spectrum-mode", dest="modes", default="gram,auto",
+                    help="comma-separated certificate modes: gram, auto, and the pseudo-mode gram-eigh (default gram,auto)")
+    ap.add_argument("--modes", "--mode", dest="modes", help=argparse.SUPPRESS)  # the old spellings
     ap.add_argument("--before", metavar="DIR", help="compare with the certbound package under DIR")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --before")
     ap.add_argument("--emit-json", action="store_true", help=argparse.SUPPRESS)
@@ -72,6 +76,21 @@ def run(args: argparse.Namespace) -> list[dict]:
 
     from certbound.enclose import enclose_singular_values
 
+    def enclose(W, md):
+        if md != "gram-eigh":
+            return enclose_singular_values(W, mode=md)
+        from certbound.enclose import gram  # Theorem G with eigenvectors: the tridiagonal route made unavailable
+
+        tri = getattr(gram, "tridiagonal", None)  # absent in trees before Theorem G-T (there mode gram is eigh)
+        saved = tri.householder_tridiagonal if tri is not None else None
+        if tri is not None:
+            tri.householder_tridiagonal = lambda G: None
+        try:
+            return enclose_singular_values(W, mode="gram")
+        finally:
+            if tri is not None:
+                tri.householder_tridiagonal = saved
+
     def peer(W):
         G = W @ W.T if W.shape[0] <= W.shape[1] else W.T @ W  # SYRK
         return np.sqrt(np.maximum(np.linalg.eigvalsh(G)[::-1], 0.0))
@@ -87,8 +106,8 @@ def run(args: argparse.Namespace) -> list[dict]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for md in modes:
-                    encs[md] = enclose_singular_values(W, mode=md)
-                    fns[md] = (lambda md=md: enclose_singular_values(W, mode=md))
+                    encs[md] = enclose(W, md)
+                    fns[md] = (lambda md=md: enclose(W, md))
                 cpu = {k: [] for k in fns}
                 wall = {k: [] for k in fns}
                 for _ in range(args.repeat):
@@ -125,7 +144,9 @@ def _print_rows(rows: list[dict], modes: list[str]) -> None:
 def compare(args: argparse.Namespace) -> None:
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     child = ["--repeat", str(args.repeat), "--threads", str(args.threads), "--shapes", args.shapes,
-             "--matrices", args.matrices, "--modes", args.modes, "--emit-json"]
+             "--matrices", args.matrices, "--emit-json"]
+    # Older trees' bench reads --modes; this file is run in both (PYTHONPATH selects the package).
+    child += ["--modes", args.modes]
     results: dict[str, list[list[dict]]] = {"before": [], "after": []}
     for rnd in range(args.rounds):
         for label, path in (("before", os.path.abspath(args.before)), ("after", here)):
@@ -137,7 +158,7 @@ def compare(args: argparse.Namespace) -> None:
     modes = [m for m in args.modes.split(",") if m]
     print(f"BLAS threads {args.threads}; CPU ratios to the peer (SYRK + eigvalsh), medians over {args.rounds} rounds "
           f"of {args.repeat} interleaved repeats; width ratio = after/before per σ (max, median, #wider)")
-    print(f"{'shape':>10} {'matrix':>8} {'mode':>5} {'before':>7} {'after':>7} {'wall b':>7} {'wall a':>7} "
+    print(f"{'shape':>10} {'matrix':>8} {'mode':>9} {'before':>7} {'after':>7} {'wall b':>7} {'wall a':>7} "
           f"{'peer ms':>8} {'width≥1e-2σ₁ b/a':>19} {'w-ratio max':>11} {'median':>7} {'wider':>7} {'mode b→a':>16}")
     for i, a0 in enumerate(results["after"][0]):
         b0 = results["before"][0][i]
@@ -148,10 +169,10 @@ def compare(args: argparse.Namespace) -> None:
             ratios = [y / x if x > 0 else (1.0 if y == 0 else float("inf")) for x, y in zip(wb, wa)]
             wider = sum(y > x for x, y in zip(wb, wa))
             peer_ms = 1e3 * statistics.median(rs[i]["cpu_peer"] for rs in results["after"])
-            print(f"{a0['shape']:>10} {a0['matrix']:>8} {md:>5} {med('before', 'cpu_' + md):7.2f} "
+            print(f"{a0['shape']:>10} {a0['matrix']:>8} {md:>9} {med('before', 'cpu_' + md):7.2f} "
                   f"{med('after', 'cpu_' + md):7.2f} {med('before', 'wall_' + md):7.2f} {med('after', 'wall_' + md):7.2f} "
                   f"{peer_ms:8.1f} {b0['width_' + md]:9.2e}/{a0['width_' + md]:9.2e} {max(ratios):11.4f} "
-                  f"{statistics.median(ratios):7.4f} {wider:>3}/{len(wb):<3} {b0['mode_' + md]:>7}→{a0['mode_' + md]:<8}")
+                  f"{statistics.median(ratios):7.4f} {wider:>3}/{len(wb):<3} {b0['mode_' + md]:>9}→{a0['mode_' + md]:<9}")
 
 
 def main(argv: list[str] | None = None) -> None:

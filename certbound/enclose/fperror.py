@@ -39,6 +39,7 @@ __all__ = [
     "gram_deviation_bound",
     "residual_norm_bound",
     "symmetric_residual_norm_bound",
+    "tridiagonal_residual_norm_bound",
     "symmetric_residual_block_columns",
     "syrk_rows_upper",
     "mirror_upper",
@@ -681,50 +682,19 @@ def symmetric_residual_norm_bound(
     chunk = CHUNK if chunk is None else chunk
     chunked = r > 2 * chunk
     inner = _chunk_bounds(r, chunk) if chunked else [(0, r)]
-    q = len(inner)
     d = np.abs(lam)
+
+    def middle(v: np.ndarray) -> np.ndarray:
+        return _inflate(d * v, 1)  # ≥ |Λ|v (one rounded product per entry, Lemma 2.2)
+
     with np.errstate(over="ignore", invalid="ignore"):
-        # 𝟙ᵀ|U| and the row sums of |U| over row chunks (no m×r copy |U|).
-        cU = np.zeros(r)
-        rowU = np.empty(m)
-        for a, b in _row_chunks(m):
-            aUc = np.abs(U[a:b])
-            cU += aUc.sum(axis=0)
-            rowU[a:b] = aUc.sum(axis=1)
-        t = _inflate(d * _inflate(cU, m), 1)  # ≥ |Λ||U|ᵀ𝟙 (Lemma 2.2, one product per entry)
-        rowN = np.empty(m)  # ≥ N𝟙 for N = |U||Λ||U|ᵀ (after _inflate), N symmetric
-        for a, b in _row_chunks(m):
-            rowN[a:b] = np.abs(U[a:b]) @ t
-        rho_N = _collatz_wielandt_step(U, d, _inflate(rowN, r))  # ≥ ‖N‖₂, ≤ ‖N‖_∞ up to rounding
-        rowR = np.zeros(m)  # row sums of |R̃|, running over blocks (m terms per row)
-        colR = np.zeros(m)  # column sums of |R̃|: they differ from the row sums in the diagonal blocks
-        ss_inter = np.zeros(max(q - 1, 0))  # Σ (R̃_c)_ij², c < q
-        ss_final = 0.0
-        nb = symmetric_residual_block_columns(m)
-        Pbuf, Rbuf = np.empty(m * nb), np.empty(m * nb)
-        for j0 in range(0, m, nb):
-            j1 = min(j0 + nb, m)
-            w = j1 - j0
-            P = Pbuf[: j1 * w].reshape(j1, w)
-            R = Rbuf[: j1 * w].reshape(j1, w)
-            VJ = lam[:, None] * U[j0:j1].T  # r×w: the columns J of fl(diag(λ) Uᵀ)
-            for c, (a, b) in enumerate(inner):
-                np.matmul(U[:j1, a:b], VJ[a:b], out=P)
-                np.subtract(G[:j1, j0:j1] if c == 0 else R, P, out=R)
-                if c < q - 1:
-                    ss_inter[c] += _sumsq_sym(R, j0)
-            ss_final += _sumsq_sym(R, j0)
-            aR = np.abs(R, out=P)
-            rs = aR.sum(axis=1)
-            rowR[:j1] += rs  # rows :J₁ of the computed block column
-            colR[j0:j1] += aR.sum(axis=0)  # columns J: blocks (I, J), I ≤ J, as computed
-            if j0:
-                rowR[j0:j1] += aR[:j0].sum(axis=0)  # mirrored strictly-upper part: rows J
-                colR[:j0] += rs[:j0]  # ... and its mirror's columns :J₀
-        if not (np.isfinite(ss_final) and np.all(np.isfinite(ss_inter))):
-            return arb.pos_inf()  # a non-finite entry (or an overflowing square) somewhere
-        ninf_R = float(np.max(_inflate(rowR, m)))  # ≥ ‖R̃‖_∞
-        n1_R = float(np.max(_inflate(colR, m)))  # ≥ ‖R̃‖₁ (R̃ is not symmetric inside diagonal blocks)
+        rowU, rho_N = _abs_sandwich_rho(U, middle)
+        # V_J = fl(diag(λ) U_Jᵀ): the columns J of Lemma 3.2′'s V.
+        blocks = _symmetric_residual_blocks(G, U, lambda j0, j1: lam[:, None] * U[j0:j1].T, inner)
+    if blocks is None:
+        return arb.pos_inf()  # a non-finite entry (or an overflowing square) somewhere
+    ss_final, ss_inter, n1_R, ninf_R = blocks
+    with np.errstate(over="ignore", invalid="ignore"):
         maxrow = float(np.max(_inflate(rowU, r))) if r else 0.0
     if not (rho_N.is_finite() and np.isfinite(maxrow)):
         return arb.pos_inf()
@@ -732,19 +702,169 @@ def symmetric_residual_norm_bound(
         b = chunk if chunked else r
         # √(‖R̃‖₁‖R̃‖_∞) with both sums: the diagonal blocks hold both (i, j) and
         # (j, i), each its own rounded chain, so R̃ is not symmetric (Lemma 3.4).
-        return _residual_bound_finish(float(ss_final), ss_inter, n1_R, ninf_R, m * m, r, maxrow,
+        return _residual_bound_finish(ss_final, ss_inter, n1_R, ninf_R, m * m, r, maxrow,
                                       gamma(b + 1) * rho_N)
 
 
-def _collatz_wielandt_step(U: np.ndarray, d: np.ndarray, z1: np.ndarray) -> arb:
-    """Ball whose upper end bounds ‖N‖₂ = ρ(N), N = |U| diag(d) |U|ᵀ (d ≥ 0), given floats z1 ≥ N𝟙.
+def tridiagonal_residual_norm_bound(
+    G: np.ndarray, Q: np.ndarray, d: np.ndarray, e: np.ndarray, chunk: int | None = None,
+    symmetric: bool = False,
+) -> arb:
+    """Ball whose upper end bounds ``‖G − Q T Qᵀ‖₂``, T = tridiag(e, d, e), for an exactly symmetric float G (Lemma 3.4-T).
 
-    Lemma G.2's argument (N symmetric nonnegative: ρ(N) ≤ maxᵢ (Nx)ᵢ/xᵢ for
-    every x > 0) with x = 𝟙 and x = z1 (> 0: `_inflate` adds a positive
-    constant); z2 ≥ N·z1 by the chain ``_inflate(|U| _inflate(d ⊙ _inflate(|U|ᵀz1, m), 1), r)``
-    (Lemma 2.2 with monotonicity), over row chunks of U. Each quotient is
-    bounded by ``(fl(z2ᵢ/xᵢ) + η/2)/(1 − u)``; the smaller bound is returned
-    (+∞ if neither is finite). Proof: proofs/enclosure.md §3, Lemma 3.4.
+    Lemma 3.4 with diag(λ) replaced by the symmetric tridiagonal T
+    (proofs/enclosure-gram.md §2, Lemma 3.4-T): ``Y = fl(QT)`` entrywise (each entry
+    a rounded sum of ≤ 3 rounded products, so ``|Y − QT| ≤ γ₃|Q||T| + 6η``),
+    ``V_J = Y_Jᵀ``, and the same upper block triangle of
+    ``R_c = fl(R_{c−1} − fl(Q_c V_{J,c}))`` as :func:`symmetric_residual_norm_bound`;
+    the a-priori term is ``γ_{b+3}ρ(|Q||T||Q|ᵀ)`` (Collatz–Wielandt, as in
+    Lemma 3.4) and the underflow constant uses ``3·max row sum of |Q|``.
+
+    Parameters
+    ----------
+    G : (m, m) float64 array
+        Exactly symmetric (checked, ``ValueError`` otherwise, unless ``symmetric=True``).
+    Q : (m, m) float64 array
+        Any float matrix (an approximate orthogonal basis).
+    d : (m,) float64 array
+        Diagonal of T.
+    e : (m−1,) float64 array
+        Off-diagonal of T.
+    chunk : int, optional
+        Inner chunk length b (default :data:`CHUNK`; chunked when m > 2b).
+    symmetric : bool
+        The caller guarantees G == Gᵀ exactly: skip the check.
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ ‖G − QTQᵀ‖₂ (+∞ if a computed entry or a bound is not finite).
+
+    >>> import numpy as np
+    >>> T = np.array([[2.0, 1.0], [1.0, 3.0]])
+    >>> float_upper(tridiagonal_residual_norm_bound(T, np.eye(2), np.array([2.0, 3.0]), np.array([1.0]))) < 1e-14
+    True
+    """
+    G = np.asarray(G, dtype=np.float64)
+    Q = np.asarray(Q, dtype=np.float64)
+    d = np.asarray(d, dtype=np.float64).reshape(-1)
+    e = np.asarray(e, dtype=np.float64).reshape(-1)
+    m, r = Q.shape
+    if G.shape != (m, m) or r != m or d.shape != (m,) or e.shape != (max(m - 1, 0),):
+        raise ValueError(f"tridiagonal_residual_norm_bound: shapes G {G.shape}, Q {Q.shape}, d {d.shape}, e {e.shape}")
+    if m == 0:
+        return arb(0)
+    if not symmetric and not np.array_equal(G, G.T, equal_nan=True):
+        raise ValueError("tridiagonal_residual_norm_bound: G is not exactly symmetric")
+    chunk = CHUNK if chunk is None else chunk
+    chunked = m > 2 * chunk
+    inner = _chunk_bounds(m, chunk) if chunked else [(0, m)]
+    ad, ae = np.abs(d), np.abs(e)
+
+    def middle(v: np.ndarray) -> np.ndarray:
+        # ≥ |T|v: each entry a rounded sum of ≤ 3 rounded nonnegative products (Lemma 2.2, k = 3).
+        t = ad * v
+        t[:-1] += ae * v[1:]
+        t[1:] += ae * v[:-1]
+        return _inflate(t, 3)
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        # Y = fl(QT): column l is fl(fl(fl(q_l d_l) + fl(q_{l−1} e_{l−1})) + fl(q_{l+1} e_l)).
+        Y = Q * d
+        Y[:, 1:] += Q[:, :-1] * e
+        Y[:, :-1] += Q[:, 1:] * e
+        rowQ, rho_N = _abs_sandwich_rho(Q, middle)
+        blocks = _symmetric_residual_blocks(G, Q, lambda j0, j1: Y[j0:j1].T, inner)
+        del Y
+    if blocks is None:
+        return arb.pos_inf()
+    ss_final, ss_inter, n1_R, ninf_R = blocks
+    with np.errstate(over="ignore", invalid="ignore"):
+        # 3·max row sum (≥, one step up): the underflow constant of Lemma 3.4-T.
+        maxrow3 = float(np.nextafter(3.0 * float(np.max(_inflate(rowQ, m))), np.inf))
+    if not (rho_N.is_finite() and np.isfinite(maxrow3)):
+        return arb.pos_inf()
+    with working_precision():
+        b = chunk if chunked else m
+        return _residual_bound_finish(ss_final, ss_inter, n1_R, ninf_R, m * m, m, maxrow3,
+                                      gamma(b + 3) * rho_N)
+
+
+def _abs_sandwich_rho(U: np.ndarray, middle) -> tuple[np.ndarray, arb]:
+    """Row sums of |U| and a ball bounding ρ(|U| M |U|ᵀ) for a nonnegative symmetric M given by ``middle``.
+
+    ``middle(v)`` must return floats ≥ M v for float v ≥ 0 (M = |Λ| or |T|).
+    First z₁ ≥ N𝟙 = |U|·middle(|U|ᵀ𝟙), then one Collatz–Wielandt step
+    (:func:`_collatz_wielandt_step`); all chains upward (Lemma 2.2, monotonicity).
+    """
+    m, r = U.shape
+    cU = np.zeros(r)
+    rowU = np.empty(m)
+    for a, b in _row_chunks(m):
+        aUc = np.abs(U[a:b])
+        cU += aUc.sum(axis=0)
+        rowU[a:b] = aUc.sum(axis=1)
+    t = middle(_inflate(cU, m))  # ≥ M|U|ᵀ𝟙
+    rowN = np.empty(m)  # ≥ N𝟙 for N = |U| M |U|ᵀ (after _inflate), N symmetric
+    for a, b in _row_chunks(m):
+        rowN[a:b] = np.abs(U[a:b]) @ t
+    return rowU, _collatz_wielandt_step(U, middle, _inflate(rowN, r))
+
+
+def _symmetric_residual_blocks(G: np.ndarray, U: np.ndarray, v_columns, inner: list[tuple[int, int]]
+                               ) -> tuple[float, np.ndarray, float, float] | None:
+    """The upper block triangle of ``R_c = fl(R_{c−1} − fl(U_c V_{J,c}))`` (Lemma 3.4's evaluation).
+
+    ``v_columns(j0, j1)`` returns the r×w float block V_J. Returns
+    ``(Σ_final, Σ_inter, n1, ninf)``: the float sums of squares of the symmetric
+    completions R̃ (final) and R̃_c (c < q), and floats ≥ ‖R̃‖₁, ‖R̃‖_∞; None
+    when some sum is not finite.
+    """
+    m = U.shape[0]
+    q = len(inner)
+    rowR = np.zeros(m)  # row sums of |R̃|, running over blocks (m terms per row)
+    colR = np.zeros(m)  # column sums of |R̃|: they differ from the row sums in the diagonal blocks
+    ss_inter = np.zeros(max(q - 1, 0))  # Σ (R̃_c)_ij², c < q
+    ss_final = 0.0
+    nb = symmetric_residual_block_columns(m)
+    Pbuf, Rbuf = np.empty(m * nb), np.empty(m * nb)
+    for j0 in range(0, m, nb):
+        j1 = min(j0 + nb, m)
+        w = j1 - j0
+        P = Pbuf[: j1 * w].reshape(j1, w)
+        R = Rbuf[: j1 * w].reshape(j1, w)
+        VJ = v_columns(j0, j1)  # r×w: the columns J of V
+        for c, (a, b) in enumerate(inner):
+            np.matmul(U[:j1, a:b], VJ[a:b], out=P)
+            np.subtract(G[:j1, j0:j1] if c == 0 else R, P, out=R)
+            if c < q - 1:
+                ss_inter[c] += _sumsq_sym(R, j0)
+        ss_final += _sumsq_sym(R, j0)
+        aR = np.abs(R, out=P)
+        rs = aR.sum(axis=1)
+        rowR[:j1] += rs  # rows :J₁ of the computed block column
+        colR[j0:j1] += aR.sum(axis=0)  # columns J: blocks (I, J), I ≤ J, as computed
+        if j0:
+            rowR[j0:j1] += aR[:j0].sum(axis=0)  # mirrored strictly-upper part: rows J
+            colR[:j0] += rs[:j0]  # ... and its mirror's columns :J₀
+    if not (np.isfinite(ss_final) and np.all(np.isfinite(ss_inter))):
+        return None
+    ninf_R = float(np.max(_inflate(rowR, m)))  # ≥ ‖R̃‖_∞
+    n1_R = float(np.max(_inflate(colR, m)))  # ≥ ‖R̃‖₁ (R̃ is not symmetric inside diagonal blocks)
+    return float(ss_final), ss_inter, n1_R, ninf_R
+
+
+def _collatz_wielandt_step(U: np.ndarray, middle, z1: np.ndarray) -> arb:
+    """Ball whose upper end bounds ‖N‖₂ = ρ(N), N = |U| M |U|ᵀ (M ≥ 0 symmetric), given floats z1 ≥ N𝟙.
+
+    ``middle(v)`` returns floats ≥ Mv for float v ≥ 0 (M = |Λ|: ``_inflate(d ⊙ v, 1)``;
+    M = |T| tridiagonal: a 3-term chain, Lemma 3.4-T). Lemma G.2's argument
+    (N symmetric nonnegative: ρ(N) ≤ maxᵢ (Nx)ᵢ/xᵢ for every x > 0) with x = 𝟙
+    and x = z1 (> 0: `_inflate` adds a positive constant); z2 ≥ N·z1 by the chain
+    ``_inflate(|U| middle(_inflate(|U|ᵀz1, m)), r)`` (Lemma 2.2 with monotonicity),
+    over row chunks of U. Each quotient is bounded by ``(fl(z2ᵢ/xᵢ) + η/2)/(1 − u)``;
+    the smaller bound is returned (+∞ if neither is finite). Proof:
+    proofs/enclosure.md §3, Lemma 3.4.
     """
     m, r = U.shape
     best = arb.pos_inf()
@@ -752,7 +872,7 @@ def _collatz_wielandt_step(U: np.ndarray, d: np.ndarray, z1: np.ndarray) -> arb:
         y = np.zeros(r)
         for a, b in _row_chunks(m):
             y += np.abs(U[a:b]).T @ z1[a:b]
-        t2 = _inflate(d * _inflate(y, m), 1)  # ≥ |Λ||U|ᵀz1
+        t2 = middle(_inflate(y, m))  # ≥ M|U|ᵀz1
         z2 = np.empty(m)
         for a, b in _row_chunks(m):
             z2[a:b] = np.abs(U[a:b]) @ t2

@@ -5,6 +5,7 @@ several values-only SVDs. This module certifies σ(W) from the small side's
 Gram matrix instead: with W m×n, m ≤ n (else Wᵀ), G = W Wᵀ (m×m) has
 eigenvalues σᵢ(W)², and one SYRK plus one m×m ``eigh`` are cheaper than a
 values-only SVD of W (measured ≈ 0.65–0.8× for n = 4m, ``bench/bench_gram.py``).
+The certificate below needs no eigenvectors: a tridiagonal T and Sturm counts do.
 
 Theorem G (proofs/enclosure-gram.md §1). Let Ĝ be any real m×m matrix,
 U ∈ ℝ^{m×m}, λ ∈ ℝ^m, with ``‖UᵀU − I‖₂ ≤ α < 1``, ``‖Ĝ − WWᵀ‖₂ ≤ β`` and
@@ -14,11 +15,17 @@ U ∈ ℝ^{m×m}, λ ∈ ℝ^m, with ``‖UᵀU − I‖₂ ≤ α < 1``, ``‖�
     min_θ θλ₍ᵢ₎ − β − e ≤ σᵢ(W)² ≤ max_θ θλ₍ᵢ₎ + β + e .
 
 Ĝ is ``fl(W Wᵀ)`` (upper-triangle chunked SYRKs, mirrored; β: a-priori
-rounding bound, Lemma G.1), U, λ come from LAPACK ``syevd`` (α: Lemma 3.1 of
-proofs/enclosure.md; e: Lemma 3.4, the symmetric residual, with U, λ), and
-the enclosures of all σᵢ are evaluated at once in floats with one step
-outward per operation (Lemma G.4; :func:`theorem_g_intervals`, in Arb, is the
-reference and the fallback).
+rounding bound, Lemma G.1). By default U, λ are replaced by a Householder
+tridiagonalisation (Theorem G-T, §1a: Ĝ ≈ Q̂TQ̂ᵀ from LAPACK ``dsytrd`` +
+``dorgqr``; α: Lemma 3.1 on Q̂; e: Lemma 3.4-T; the eigenvalues of T enclosed
+by rigorous Sturm counts, :mod:`.tridiagonal`), at about the cost of the
+values-only ``eigvalsh`` plus one ``dorgqr``, a half GEMM and a SYRK; if that
+fails, U, λ come from LAPACK ``syevd`` (Theorem G; α: Lemma 3.1 of
+proofs/enclosure.md; e: Lemma 3.4, the symmetric residual). Either way the
+enclosures of all σᵢ are evaluated at once in floats with one step outward
+per operation (Lemma G.4; :func:`theorem_g_intervals`, in Arb, is the
+reference and the fallback). The recorded mode is ``"gram-tri"`` (Theorem G-T,
+for m ≥ :data:`TRIDIAGONAL_MIN_ORDER`) or ``"gram"`` (Theorem G).
 
 Widths: the absolute error in σᵢ² is ≈ γ_n‖|W||W|ᵀ‖₂, so σᵢ's relative width
 grows like n·u·(σ₁/σᵢ)²·(stable-rank-like factor); small singular values are
@@ -26,9 +33,10 @@ much wider than in fast mode, and σᵢ ≲ √(β + e) only gets a lower bound 
 Use ``fast``/``tight`` when small singular values matter.
 
 Meaning of the :class:`~certbound.enclose.svd.SingularValueEnclosure` fields
-in this mode (all scaled back to W's units): ``alpha`` bounds ‖UᵀU − I‖₂;
-``beta`` bounds ‖Ĝ − WWᵀ‖₂ (or ‖Ĝ − WᵀW‖₂ for tall W) and ``residual``
-bounds ‖Ĝ − U diag(λ) Uᵀ‖₂ — both in *squared* units of W.
+in this mode (all scaled back to W's units): ``alpha`` bounds ‖Q̂ᵀQ̂ − I‖₂
+(mode ``gram``: ‖UᵀU − I‖₂); ``beta`` bounds ‖Ĝ − WWᵀ‖₂ (or ‖Ĝ − WᵀW‖₂ for
+tall W) and ``residual`` bounds ‖Ĝ − Q̂TQ̂ᵀ‖₂ (‖Ĝ − U diag(λ) Uᵀ‖₂) — both
+in *squared* units of W.
 
 >>> import numpy as np
 >>> W = np.array([[3.0, 0.0, 0.0], [0.0, 4.0, 0.0]])
@@ -47,7 +55,7 @@ import scipy.linalg.blas
 from flint import arb
 
 from certbound.ball import arb_from_float, float_lower, float_upper, under_float_model, working_precision
-from certbound.enclose import fperror
+from certbound.enclose import fperror, tridiagonal
 from certbound.enclose._input import BLOCK_ENTRIES
 from certbound.enclose.svd import _MIN_NORMAL, SingularValueEnclosure, _BallsWithEnds, enclose_singular_values
 
@@ -56,12 +64,17 @@ __all__ = [
     "rounded_gram",
     "theorem_g_intervals",
     "theorem_g_float_bounds",
+    "tridiagonal_theorem_g_float_bounds",
+    "tridiagonal_theorem_g_intervals",
     "certify_gram",
     "unscaled_gram_ok",
     "UNSCALED_EXPONENT_RANGE",
     "GRAM_CHUNK",
     "ALPHA_CHUNK",
     "RESIDUAL_CHUNK",
+    "TRIDIAGONAL_RESIDUAL_CHUNK",
+    "TRIDIAGONAL_MIN_ORDER",
+    "SHIFT_SPREAD",
     "enclose_singular_values_gram",
 ]
 
@@ -324,6 +337,16 @@ def theorem_g_float_bounds(
     lsq, hsq = _outward_squares(lv, f_lo, f_hi, c)
     if not bool(np.all(hsq >= 0)):
         return None  # σᵢ² ≥ 0 > hᵢ: the hypotheses cannot hold; refuse rather than guess
+    out = _balls_from_squares(lsq, hsq, scale_exponent)
+    return out if out is not None else theorem_g_intervals(lam, alpha, beta, e, scale_exponent)
+
+
+def _balls_from_squares(lsq: np.ndarray, hsq: np.ndarray, scale_exponent: int) -> _BallsWithEnds | None:
+    """σ-balls from floats ``lsq ≤ σᵢ²/4^t ≤ hsq`` (hsq ≥ 0): Lemma G.4 (b), ``ldexp`` back, tightening.
+
+    None when the scaled ends are not all exact (a subnormal or overflowing
+    end): the caller then uses its Arb evaluation.
+    """
     lo, hi = _outward_sqrt(lsq, hsq)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         lo2, hi2 = np.ldexp(lo, scale_exponent), np.ldexp(hi, scale_exponent)
@@ -332,7 +355,7 @@ def theorem_g_float_bounds(
     exact = (bool(np.all(np.isfinite(hi2))) and bool(np.all((lo == 0) | (lo2 > _MIN_NORMAL)))
              and bool(np.all((hi == 0) | (hi2 >= _MIN_NORMAL))))
     if not exact:
-        return theorem_g_intervals(lam, alpha, beta, e, scale_exponent)
+        return None
     # Monotone tightening (σᵢ sorted, proofs/enclosure.md §1) before the balls are made, so svd._build
     # takes them as they are (one Arb hull per σ, not two).
     lo2 = np.maximum.accumulate(lo2[::-1])[::-1]
@@ -341,6 +364,93 @@ def theorem_g_float_bounds(
         out = _BallsWithEnds(arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo2.tolist(), hi2.tolist()))
     out.lower, out.upper, out.tightened = lo2, hi2, True
     return out
+
+
+def tridiagonal_theorem_g_float_bounds(
+    lam_lower: np.ndarray, lam_upper: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
+) -> list[arb] | None:
+    """Theorem G-T for all σᵢ at once in floats: Lemma G.4 at the ends of the eigenvalue enclosures of T.
+
+    Theorem G-T (proofs/enclosure-gram.md §1): if ``λᵢ(T) ∈ [aᵢ, bᵢ]``
+    (descending i), then ``min_θ θaᵢ − β − e ≤ σᵢ² ≤ max_θ θbᵢ + β + e``.
+    Lemma G.4 (a) gives ``ℓ̄ᵢ`` with λ := aᵢ and ``h̄ᵢ`` with λ := bᵢ — the same
+    operations (:func:`_outward_squares`, :func:`_outward_sqrt`) as
+    :func:`theorem_g_float_bounds`, which is the case aᵢ = bᵢ = λ₍ᵢ₎.
+
+    Parameters
+    ----------
+    lam_lower, lam_upper : (k,) float64 arrays
+        ``lam_lower[i] ≤ λᵢ(T) ≤ lam_upper[i]``, λᵢ(T) descending.
+    alpha, beta, e : arb
+        Upper ends bound ‖Q̂ᵀQ̂ − I‖₂ (must be < 1), ‖Ĝ − WWᵀ‖₂ and ‖Ĝ − Q̂TQ̂ᵀ‖₂.
+    scale_exponent : int
+        The σ's are multiplied by ``2**scale_exponent``.
+
+    Returns
+    -------
+    list of arb or None
+        As :func:`theorem_g_float_bounds`; :func:`tridiagonal_theorem_g_intervals` when
+        an end is not exactly representable after scaling; None when α is not
+        certified < 1, a bound or an eigenvalue end is not finite, or some h̄ᵢ < 0.
+
+    >>> b = tridiagonal_theorem_g_float_bounds(np.array([4.0, 0.5]), np.array([4.0, 1.0]), arb(0), arb(0), arb(0))
+    >>> [(float(lo) < s < float(hi)) for lo, hi, s in zip(b.lower, b.upper, [2.0, 0.8])]   # σ₂² ∈ [0.5, 1]
+    [True, True]
+    """
+    with working_precision():
+        a, b, ee = alpha.upper(), beta.upper(), e.upper()
+        if not (a.is_finite() and b.is_finite() and ee.is_finite()):
+            return None
+        if not a < 1:
+            return None
+        c = float_upper(b + ee)
+        grow = float_upper(1 + a)
+        shrink = max(float_lower(1 - a), 0.0)
+    lv = np.asarray(lam_lower, dtype=np.float64).reshape(-1)
+    hv = np.asarray(lam_upper, dtype=np.float64).reshape(-1)
+    if lv.shape != hv.shape or not (np.all(np.isfinite(lv)) and np.all(np.isfinite(hv))):
+        return None
+    if not (np.isfinite(c) and np.isfinite(grow)):
+        return tridiagonal_theorem_g_intervals(lv, hv, alpha, beta, e, scale_exponent)
+    # λ ≥ 0: θλ smallest at θ = 1 − α, largest at 1 + α; λ < 0: the other way round.
+    lsq, _ = _outward_squares(lv, np.where(lv >= 0, shrink, grow), np.where(lv >= 0, grow, shrink), c)
+    _, hsq = _outward_squares(hv, np.where(hv >= 0, shrink, grow), np.where(hv >= 0, grow, shrink), c)
+    if not bool(np.all(hsq >= 0)):
+        return None  # σᵢ² ≥ 0 > hᵢ: the hypotheses cannot hold; refuse rather than guess
+    out = _balls_from_squares(lsq, hsq, scale_exponent)
+    return out if out is not None else tridiagonal_theorem_g_intervals(lv, hv, alpha, beta, e, scale_exponent)
+
+
+def tridiagonal_theorem_g_intervals(
+    lam_lower: np.ndarray, lam_upper: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
+) -> list[arb] | None:
+    """Theorem G-T in Arb (the fallback of :func:`tridiagonal_theorem_g_float_bounds`; proofs/enclosure-gram.md §1).
+
+    ``ℓᵢ = θ₋(aᵢ)aᵢ − β − e`` and ``hᵢ = θ₊(bᵢ)bᵢ + β + e`` with θ₋(λ) = 1 − α,
+    θ₊(λ) = 1 + α for λ ≥ 0 and the other way round for λ < 0; σᵢ ∈ [√max(ℓᵢ, 0), √hᵢ].
+
+    >>> [str(x) for x in tridiagonal_theorem_g_intervals(np.array([4.0]), np.array([4.0]), arb(0), arb(0), arb(0))]
+    ['2.00000000000000']
+    """
+    with working_precision():
+        a, b, ee = alpha.upper(), beta.upper(), e.upper()
+        if not (a.is_finite() and b.is_finite() and ee.is_finite()) or not a < 1:
+            return None
+        c = (b + ee).upper()
+        two = arb(2) ** scale_exponent
+        shrink, grow = 1 - a, 1 + a
+        out = []
+        for li, hi_ in zip(np.asarray(lam_lower, dtype=np.float64).tolist(), np.asarray(lam_upper, dtype=np.float64).tolist()):
+            if not (np.isfinite(li) and np.isfinite(hi_)):
+                return None
+            lo = (arb_from_float(li) * (shrink if li >= 0 else grow) - c).lower()
+            hi = (arb_from_float(hi_) * (grow if hi_ >= 0 else shrink) + c).upper()
+            if not hi >= 0:
+                return None
+            slo = lo.sqrt().lower() if lo > 0 else arb(0)
+            out.append(slo.union(hi.sqrt().upper()) * two)
+        # Monotone tightening is done by svd._build (these balls carry no float ends).
+        return out
 
 
 def _outward_squares(lv: np.ndarray, f_lo: np.ndarray, f_hi: np.ndarray,
@@ -473,9 +583,12 @@ def certify_gram(
     """Gram certificate for a (scaled or unscaled) matrix; the ``_certify_dense`` contract.
 
     Steps (proofs/enclosure-gram.md §1–§3): Ĝ and β (:func:`rounded_gram`),
-    U, λ from ``syevd`` (:func:`_float_eigh`), e by Lemma 3.4 (upper block
-    triangle of the symmetric residual), α by Lemma 3.1, then Theorem G for
-    all σᵢ at once in floats (:func:`theorem_g_float_bounds`, Lemma G.4).
+    then Theorem G-T (:func:`_certify_tridiagonal`: Householder tridiagonal
+    T and Q̂, e by Lemma 3.4-T, α by Lemma 3.1, λ(T) by rigorous Sturm
+    counts, floats of Lemma G.4), mode ``"gram-tri"``; if that fails, Theorem G
+    with ``syevd``'s eigenvectors (:func:`_certify_eigh`), mode ``"gram"``.
+    Theorem G-T is used from order :data:`TRIDIAGONAL_MIN_ORDER` on (below
+    it Theorem G is both cheaper and narrower, measured).
 
     Parameters
     ----------
@@ -492,11 +605,12 @@ def certify_gram(
     Returns
     -------
     tuple or None
-        ``(sigma, alpha, beta, e, "gram")`` with ``sigma`` the k = min(m, n)
+        ``(sigma, alpha, beta, e, mode)`` with ``sigma`` the k = min(m, n)
         balls (descending; with their float ends attached when Lemma G.4's
-        evaluation applied), α ≥ ‖UᵀU − I‖₂, β ≥ ‖Ĝ − Gram‖₂ and
-        e ≥ ‖Ĝ − UΛUᵀ‖₂ (β, e scaled by ``4**scale_exponent``), or None when
-        the certificate fails (LAPACK error, non-finite output, α ≥ 1): the
+        evaluation applied), α ≥ ‖Q̂ᵀQ̂ − I‖₂ (or ‖UᵀU − I‖₂), β ≥ ‖Ĝ − Gram‖₂
+        and e ≥ ‖Ĝ − Q̂TQ̂ᵀ‖₂ (or ‖Ĝ − UΛUᵀ‖₂) (β, e scaled by
+        ``4**scale_exponent``), mode ``"gram-tri"`` or ``"gram"``; None when
+        both certificates fail (LAPACK error, non-finite output, α ≥ 1): the
         caller falls back.
     """
     if Ws.shape[0] > Ws.shape[1]:
@@ -504,6 +618,67 @@ def certify_gram(
     G, beta = rounded_gram(Ws, extra_residual)
     if not np.all(np.isfinite(G)):
         return None
+    res = _certify_tridiagonal(G, beta, scale_exponent) if G.shape[0] >= TRIDIAGONAL_MIN_ORDER else None
+    if res is None:
+        res = _certify_eigh(G, beta, scale_exponent)
+    if res is None:
+        return None
+    sig, alpha, e, mode = res
+    with working_precision():
+        four = arb(2) ** (2 * scale_exponent)
+        return sig, alpha, beta * four, e * four, mode
+
+
+#: Theorem G-T's shift pairs around dsterf's eigenvalues have half-width
+#: ``SHIFT_SPREAD·(β + e)`` (plus 2ρ and a few ulps): a negligible share of the
+#: final width (σᵢ²'s enclosure is ≥ 2(β + e) wide) that absorbs LAPACK's error.
+SHIFT_SPREAD = 2.0**-10
+
+#: Inner chunk length b of Lemma 3.4-T's residual (a-priori term γ_{b+3}ρ(|Q̂||T||Q̂|ᵀ));
+#: ρ(|Q̂||T||Q̂|ᵀ) is ≈ 1.6–1.9× Theorem G's ρ(|U||Λ||U|ᵀ), so b is halved to keep e below Theorem G's.
+TRIDIAGONAL_RESIDUAL_CHUNK = 64
+
+#: Theorem G-T from this order of Ĝ on; below it Theorem G with eigenvectors is cheaper (small ``eigh`` calls
+#: are fast, and the Sturm loop's per-step overhead dominates) and narrower (e's a-priori term is not chunked
+#: for m ≤ 2·TRIDIAGONAL_RESIDUAL_CHUNK). Measured (trained, one thread): 128×512 3.7 vs 4.0× the peer (eigh
+#: faster), 192×768 2.95 vs 3.09, 256×1024 2.77 vs 2.54 (tridiagonal faster), 384×384 3.23 vs 2.87.
+TRIDIAGONAL_MIN_ORDER = 192
+
+
+def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple[list[arb], arb, arb, str] | None:
+    """Theorem G-T on the exactly symmetric Ĝ: ``(sigma, alpha, e, "gram-tri")`` or None (proofs/enclosure-gram.md §1a).
+
+    Q̂, d, e from ``dsytrd``/``dorgqr`` (:func:`~certbound.enclose.tridiagonal.householder_tridiagonal`,
+    data only), e by Lemma 3.4-T, α by Lemma 3.1 on Q̂, λᵢ(T) ∈ [aᵢ, bᵢ] by
+    Sturm counts (Lemma S), then :func:`tridiagonal_theorem_g_float_bounds`.
+    """
+    m = G.shape[0]
+    tri = tridiagonal.householder_tridiagonal(G)
+    if tri is None:
+        return None
+    Q, d, e = tri
+    e_res = fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=TRIDIAGONAL_RESIDUAL_CHUNK, symmetric=True)
+    if not e_res.upper().is_finite():
+        return None
+    alpha = fperror.gram_deviation_bound(Q, chunk=ALPHA_CHUNK, triangle=m > 512)
+    del Q
+    with working_precision():
+        if not alpha.upper() < 1:
+            return None
+        spread = float_upper((beta + e_res) * SHIFT_SPREAD)
+    lo, hi = tridiagonal.tridiagonal_eigenvalue_bounds(d, e, spread=spread if np.isfinite(spread) else 0.0)
+    sig = tridiagonal_theorem_g_float_bounds(lo, hi, alpha, beta, e_res, scale_exponent)
+    if sig is None:
+        return None
+    return sig, alpha, e_res, "gram-tri"
+
+
+def _certify_eigh(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple[list[arb], arb, arb, str] | None:
+    """Theorem G with ``syevd``'s U, λ: ``(sigma, alpha, e, "gram")`` or None (the fallback of Theorem G-T).
+
+    e by Lemma 3.4 (upper block triangle of the symmetric residual), α by
+    Lemma 3.1, then Lemma G.4 (:func:`theorem_g_float_bounds`).
+    """
     eig = _float_eigh(G)
     if eig is None:
         return None
@@ -511,16 +686,13 @@ def certify_gram(
     # Lemma 3.4: Ĝ is exactly symmetric (rounded_gram mirrored it), so only the
     # upper block triangle of the residual is formed (no m×m temporaries).
     e = fperror.symmetric_residual_norm_bound(G, U, lam, chunk=RESIDUAL_CHUNK, symmetric=True)
-    del G  # Ĝ is not needed after e: α's products reuse its memory
     # Upper-triangle SYRKs pay off above 512 rows (measured: 13.8 vs 16.1 ms at 768, 2.1 vs 1.9 at 384).
     alpha = fperror.gram_deviation_bound(U, chunk=ALPHA_CHUNK, triangle=U.shape[0] > 512)
     del U
     sig = theorem_g_float_bounds(lam, alpha, beta, e, scale_exponent)  # Lemma G.4 (falls back to Arb)
     if sig is None:
         return None
-    with working_precision():
-        four = arb(2) ** (2 * scale_exponent)
-        return sig, alpha, beta * four, e * four, "gram"
+    return sig, alpha, e, "gram"
 
 
 @under_float_model
@@ -543,15 +715,15 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
 
     Notes
     -----
-    Soundness: Theorem G and Lemmas G.1–G.3, proofs/enclosure-gram.md.
+    Soundness: Theorems G-T and G and Lemmas G.1–G.4, S, 3.4-T, proofs/enclosure-gram.md.
     Memory: W itself is certified when its range allows (no scaled copy);
     besides W, at most about four m×m arrays (m the small side) are alive
-    (Ĝ, and syevd's copy and 2m² workspace).
-    Cost: one SYRK (m²n flops), one m×m ``eigh`` with vectors, one m×m SYRK
-    and the upper block triangle of one m×m GEMM, plus O(mn) passes — about
-    2× the fastest float pipeline (SYRK + values-only ``eigvalsh``; measured in
-    proofs/enclosure-gram.md §5 with ``bench/bench_gram.py``). Small σᵢ are
-    enclosed less tightly than in fast mode (module docstring).
+    (Ĝ, Q̂, fl(Q̂T) and LAPACK's workspace).
+    Cost: one SYRK (m²n flops), the m×m ``dsytrd`` + ``dsterf`` of a
+    values-only ``eigvalsh``, one ``dorgqr``, one m×m SYRK, the upper block
+    triangle of one m×m GEMM and Sturm counts at 2m shifts, plus O(mn)
+    passes (measured in proofs/enclosure-gram.md §5 with ``bench/bench_gram.py``).
+    Small σᵢ are enclosed less tightly than in fast mode (module docstring).
 
     Examples
     --------

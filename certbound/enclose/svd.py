@@ -81,6 +81,10 @@ __all__ = [
 
 MODES = ("fast", "tight", "arb", "gram", "auto")
 
+#: The recorded modes of the Gram certificates (Theorem G-T, and Theorem G with
+#: eigenvectors, its fallback; proofs/enclosure-gram.md §1): α, β there are not Theorem R's X, Y bounds.
+GRAM_CERTIFICATES = ("gram", "gram-tri")
+
 #: Above this many scalar multiply-adds (m·n·k) the arb mode is not used as a
 #: silent fallback (it would take minutes); it is still available on request.
 _ARB_FALLBACK_LIMIT = 4_000_000
@@ -115,11 +119,13 @@ class SingularValueEnclosure:
     lower, upper : float64 arrays, outward rounded (``lower[i] ≤ σᵢ₊₁ ≤
         upper[i]``), descending, ``lower ≥ 0``.
     mode : the certificate that succeeded (``"fast"``, ``"tight"``, ``"arb"``,
-        ``"gram"``, ``"product"``, ``"zero"``) or ``"trivial"``.
+        ``"gram"`` (Theorem G with eigenvectors), ``"gram-tri"`` (Theorem G-T),
+        ``"fast+gram"``, ``"fast+gram-tri"``, ``"product"``, ``"zero"``) or ``"trivial"``.
     certified : False when the trivial enclosure [0, ∞] was returned.
     alpha, beta, residual : the certificate's bounds on ‖XᵀX − I‖₂,
         ‖YᵀY − I‖₂ and ‖W − X diag(s) Yᵀ‖₂ (in the matrix's own units). In
-        ``gram`` mode: ‖UᵀU − I‖₂, ‖Ĝ − WWᵀ‖₂ and ‖Ĝ − UΛUᵀ‖₂ (squared units).
+        ``gram`` mode: ‖UᵀU − I‖₂, ‖Ĝ − WWᵀ‖₂ and ‖Ĝ − UΛUᵀ‖₂ (squared units;
+        ``gram-tri``: Q̂, T in place of U, diag(λ)).
     rank : certified :class:`RankBounds`.
     """
 
@@ -776,7 +782,7 @@ def _certify_auto(
         return res_f if res_f is not None else res_g
     with working_precision():
         sig = [_intersect(f, g) for f, g in zip(res_f[0], res_g[0])]
-    return sig, res_f[1], res_f[2], res_f[3], res_f[4] + "+gram"
+    return sig, res_f[1], res_f[2], res_f[3], res_f[4] + "+" + res_g[4]
 
 
 def _certify_matrix(
@@ -877,7 +883,7 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     if res is None:
         return trivial_enclosure(shape, "no SVD driver or mode produced a valid certificate", rank_upper)
     sigma, alpha, beta, e, used = res
-    if op.transposed and used != "gram":
+    if op.transposed and used not in GRAM_CERTIFICATES:
         alpha, beta = beta, alpha  # Theorem R for Wᵀ: its X, Y are W's Y, X
     if exact_rank:
         sigma = list(sigma[:rank_upper]) + [arb(0)] * (k - rank_upper)

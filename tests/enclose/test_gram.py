@@ -308,7 +308,22 @@ def test_theorem_g_with_poor_eigenvectors_is_still_sound():
 # --------------------------------------------------------------------------- failure and fallback
 
 
+def _no_tridiagonal_route(monkeypatch):
+    """Make Theorem G-T's LAPACK step fail, so that certify_gram takes Theorem G's eigh route."""
+    monkeypatch.setattr(gram_mod.tridiagonal, "householder_tridiagonal", lambda G: None)
+
+
+def test_tridiagonal_failure_falls_back_to_the_eigh_route(monkeypatch):
+    _no_tridiagonal_route(monkeypatch)
+    Ws = np.diag([1.5, 1.0, 0.5])
+    res = certify_gram(Ws, arb(0), 0)
+    assert res is not None and res[4] == "gram"
+    assert enclose_singular_values_gram(Ws).mode == "gram"
+    assert_encloses(enclose_singular_values_gram(Ws), [1.5, 1.0, 0.5])
+
+
 def test_bad_eigenvectors_fall_back_to_fast_mode(monkeypatch):
+    _no_tridiagonal_route(monkeypatch)
     monkeypatch.setattr(gram_mod, "_float_eigh", lambda G: (np.ones(G.shape[0]), 3 * np.ones(G.shape)))
     Ws = np.diag([1.5, 1.0, 0.5])
     assert certify_gram(Ws, arb(0), 0) is None
@@ -327,10 +342,14 @@ def test_lapack_failures_return_none(monkeypatch, failure):
         return np.full(G.shape[0], np.nan), np.eye(G.shape[0])
 
     monkeypatch.setattr(gram_mod.scipy.linalg, "eigh", broken)
+    monkeypatch.setattr(gram_mod, "TRIDIAGONAL_MIN_ORDER", 1)
+    assert certify_gram(np.eye(2), arb(0), 0)[4] == "gram-tri"  # Theorem G-T does not use eigh
+    _no_tridiagonal_route(monkeypatch)
     assert certify_gram(np.eye(2), arb(0), 0) is None
 
 
 def test_everything_failing_gives_trivial_enclosure(monkeypatch):
+    _no_tridiagonal_route(monkeypatch)
     monkeypatch.setattr(gram_mod, "_float_eigh", lambda G: None)
     monkeypatch.setattr(svd_mod, "_float_svd", lambda Ws, driver, overwrite=False: None)
     with pytest.warns(CertificateWarning, match="trivial enclosure"):

@@ -293,7 +293,10 @@ def test_whole_gram_route_with_tiny_chunks_against_exact_inertia(monkeypatch, ca
     monkeypatch.setattr(gram_mod, "GRAM_CHUNK", 2)
     monkeypatch.setattr(gram_mod, "ALPHA_CHUNK", 2)
     monkeypatch.setattr(gram_mod, "RESIDUAL_CHUNK", 1)
+    monkeypatch.setattr(gram_mod, "TRIDIAGONAL_RESIDUAL_CHUNK", 1)
     monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda m: 2)
+    if case % 3 != 2:
+        monkeypatch.setattr(gram_mod, "TRIDIAGONAL_MIN_ORDER", 1)  # Theorem G-T (else Theorem G's eigh route)
     rng = np.random.default_rng(1200 + case)
     m, n = [(4, 9), (9, 4), (6, 6), (3, 8), (7, 2), (5, 10)][case % 6]
     W = rng.standard_normal((m, n))

@@ -1,0 +1,408 @@
+"""Householder tridiagonalisation and rigorous Sturm counts (Theorem G-T's ingredients).
+
+Theorem G-T (proofs/enclosure-gram.md §1) certifies σ(W) from *any* float
+matrix Q̂ and symmetric tridiagonal T = tridiag(e, d, e) with Ĝ ≈ Q̂TQ̂ᵀ and
+enclosures [aⱼ, bⱼ] of the eigenvalues of T. This module provides both:
+
+* :func:`householder_tridiagonal`: LAPACK ``dsytrd`` (Householder, blocked)
+  and ``dorgqr`` for Q̂ = [[1, 0], [0, Q₁]]. Nothing about LAPACK's accuracy
+  is assumed: Q̂, d, e are data, and the certificate bounds ‖Q̂ᵀQ̂ − I‖₂ and
+  ‖Ĝ − Q̂TQ̂ᵀ‖₂ afterwards (:mod:`.fperror`).
+* :func:`sturm_counts`: the float Sturm recurrence, vectorised over shifts,
+  with its run-time guards; a count that passes them is the exact number of
+  eigenvalues below μ of a matrix T̄(μ) with ‖T̄(μ) − T‖₂ ≤ ρ
+  (:func:`sturm_perturbation`; Lemma S of proofs/enclosure-gram.md §1).
+* :func:`tridiagonal_eigenvalue_bounds`: floats aⱼ ≤ λⱼ(T) ≤ bⱼ for all j
+  from two shifts per eigenvalue around LAPACK ``dsterf``'s approximations.
+
+>>> import numpy as np
+>>> d, e = np.array([2.0, 2.0, 2.0]), np.array([-1.0, -1.0])   # eigenvalues 2 − √2, 2, 2 + √2
+>>> lo, hi = tridiagonal_eigenvalue_bounds(d, e)
+>>> bool(np.all(lo <= np.array([2 + 2**0.5, 2, 2 - 2**0.5])) and np.all(np.array([2 + 2**0.5, 2, 2 - 2**0.5]) <= hi))
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg.lapack as _lapack
+from flint import arb
+
+from certbound.ball import float_upper, working_precision
+
+__all__ = [
+    "householder_tridiagonal",
+    "sturm_counts",
+    "sturm_perturbation",
+    "gershgorin_bounds",
+    "tridiagonal_eigenvalue_bounds",
+    "MIN_NORMAL",
+    "SHIFT_BATCH_ENTRIES",
+]
+
+#: Smallest positive normal binary64 number (the guards of Lemma S).
+MIN_NORMAL = 2.0**-1022
+_ETA = 2.0**-1074
+_U = 2.0**-53
+
+#: The Sturm recurrence keeps its k × (shifts) pivots and quotients for the
+#: vectorised guard checks; shifts are processed in batches of at most this many entries.
+SHIFT_BATCH_ENTRIES = 1 << 21
+
+def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Float Q̂, d, e with ``G ≈ Q̂ tridiag(e, d, e) Q̂ᵀ`` (LAPACK ``dsytrd`` + ``dorgqr``); None on failure.
+
+    ``dsytrd`` (lower triangle, optimal blocked workspace) reduces G to T =
+    QᵀGQ with Q = H₁⋯H_{k−1} stored as reflectors below the subdiagonal;
+    ``dorgqr`` forms the trailing block Q₁ from them, so Q̂ = [[1, 0], [0, Q₁]].
+    Only G's lower triangle is read. The certificate assumes nothing about
+    these floats (Theorem G-T, proofs/enclosure-gram.md §1).
+
+    Parameters
+    ----------
+    G : (k, k) float64 array
+        Symmetric; not modified.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``(Q, d, e)``: Q (k, k) Fortran-ordered, d (k,), e (k−1,); None when
+        LAPACK reports an error or returns non-finite values.
+
+    >>> G = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 1.0]])
+    >>> Q, d, e = householder_tridiagonal(G)
+    >>> T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    >>> bool(np.abs(Q @ T @ Q.T - G).max() < 1e-14)
+    True
+    """
+    k = G.shape[0]
+    if k == 0:
+        return np.zeros((0, 0), order="F"), np.zeros(0), np.zeros(0)
+    if k == 1:
+        d = np.array([float(G[0, 0])])
+        return (np.ones((1, 1), order="F"), d, np.zeros(0)) if np.isfinite(d[0]) else None
+    try:
+        lw, info = _lapack.dsytrd_lwork(k, lower=1)
+        if info != 0:
+            return None
+        c, d, e, tau, info = _lapack.dsytrd(G, lower=1, lwork=max(int(lw), 1))
+        if info != 0:
+            return None
+        Q = np.zeros((k, k), order="F")
+        Q[0, 0] = 1.0
+        # dorgqr's blocked code needs (k−1)·nb workspace; 64 ≥ LAPACK's block size for dorgqr.
+        Q1, _work, info = _lapack.dorgqr(c[1:, :-1], tau[: k - 1], lwork=max(64 * (k - 1), 1), overwrite_a=1)
+        if info != 0:
+            return None
+        Q[1:, 1:] = Q1
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(e)) and np.all(np.isfinite(Q))):
+        return None
+    return Q, np.ascontiguousarray(d), np.ascontiguousarray(e)
+
+
+def sturm_counts(d: np.ndarray, e: np.ndarray, shifts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float Sturm counts of T = tridiag(e, d, e) at every shift, with Lemma S's guards.
+
+    EXACTLY this recurrence (proofs/enclosure-gram.md §1, Lemma S; the order of
+    operations is the one machine-checked in proofs/coq/SturmFloat.v):
+    ``s = fl(e·e)`` once; ``q₁ = fl(d₁ − μ)``; ``qᵢ = fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))``;
+    the count is #{i : qᵢ < 0}. It is *valid* when every ``fl(eᵢ·eᵢ)`` is
+    > 2⁻¹⁰²² or eᵢ = 0 (else no count is valid: zero such eᵢ first, as
+    :func:`tridiagonal_eigenvalue_bounds` does), every ``|fl(sᵢ/qᵢ)|`` is
+    > 2⁻¹⁰²² or sᵢ = 0, and every qᵢ is finite and nonzero. Then the count is
+    the number of eigenvalues below μ of some T̄(μ) with T's diagonal and
+    ‖T̄(μ) − T‖₂ ≤ :func:`sturm_perturbation` (e).
+
+    When |dᵢ| < 2, |eᵢ| < 2, eᵢ = 0 or |eᵢ| ≥ 2⁻³⁰⁰ and |μ| ≤ 8 (T normalised,
+    as :func:`tridiagonal_eigenvalue_bounds` makes it) the guards are checked
+    through the single sufficient condition minᵢ |qᵢ| ≥ 2⁻⁴⁰⁰ (Lemma S,
+    *normalised guard*), accumulated while the recurrence runs; otherwise each
+    guard is checked as stated.
+
+    Parameters
+    ----------
+    d : (k,) float64 array
+        Diagonal of T.
+    e : (k−1,) float64 array
+        Off-diagonal of T.
+    shifts : (s,) float64 array
+        The shifts μ.
+
+    Returns
+    -------
+    counts : (s,) int64 array
+        #{i : qᵢ < 0} per shift (meaningful only where ``valid``).
+    valid : (s,) bool array
+        Whether the guards held for that shift.
+
+    >>> c, v = sturm_counts(np.array([1.0, 3.0]), np.array([1.0]), np.array([0.0, 2.0, 5.0]))
+    >>> c.tolist(), v.tolist()      # eigenvalues 2 ± √2
+    ([0, 1, 2], [True, True, True])
+    """
+    d = np.asarray(d, dtype=np.float64).reshape(-1)
+    e = np.asarray(e, dtype=np.float64).reshape(-1)
+    mu = np.asarray(shifts, dtype=np.float64).reshape(-1)
+    k = d.size
+    if e.size != max(k - 1, 0):
+        raise ValueError(f"sturm_counts: d has {k} entries, e has {e.size} (expected {max(k - 1, 0)})")
+    ns = mu.size
+    if ns == 0 or k == 0:
+        return np.zeros(ns, dtype=np.int64), np.full(ns, k == 0)
+    with np.errstate(all="ignore"):
+        s = e * e  # fl(eᵢ·eᵢ), once
+        if not (bool(np.all((e == 0) | (s > MIN_NORMAL))) and bool(np.all(np.isfinite(s)))):
+            return np.zeros(ns, dtype=np.int64), np.zeros(ns, dtype=bool)  # a square outside the normal range
+        ae = np.abs(e)
+        normalised = (bool(np.all(np.abs(d) < 2)) and bool(np.all(ae < 2)) and bool(np.all((e == 0) | (ae >= _TINY)))
+                      and bool(np.all(np.abs(mu) <= 8)))
+        run = _sturm_normalised if normalised else _sturm_guarded
+        counts = np.empty(ns, dtype=np.int64)
+        valid = np.empty(ns, dtype=bool)
+        batch = max(1, SHIFT_BATCH_ENTRIES // k)
+        for b0 in range(0, ns, batch):
+            b1 = min(b0 + batch, ns)
+            counts[b0:b1], valid[b0:b1] = run(d, s, mu[b0:b1])
+    return counts, valid
+
+
+#: Normalised Sturm counts (|d|, |e| < 2, |μ| ≤ 8): off-diagonals below this are zeroed first, and
+#: a count is valid when every pivot has |qᵢ| ≥ _TAU (Lemma S, normalised guard).
+_TINY = 2.0**-300
+_TAU = 2.0**-400
+
+
+def _sturm_normalised(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The recurrence with the normalised guard min |qᵢ| ≥ 2⁻⁴⁰⁰ (vectors only: in cache)."""
+    k, w = d.size, mu.size
+    with np.errstate(all="ignore"):
+        return _sturm_normalised_loop(d, s, mu, k, w)
+
+
+def _sturm_normalised_loop(d, s, mu, k, w):
+    q = np.subtract(d[0], mu)
+    r = np.empty(w)
+    a = np.abs(q)
+    low = a.copy()  # running min |qᵢ| (NaN propagates, and fails the test)
+    neg = np.empty((k, w), dtype=bool)  # signs, counted once at the end
+    np.less(q, 0, out=neg[0])
+    for i in range(1, k):
+        np.divide(s[i - 1], q, out=r)  # fl(sᵢ₋₁/qᵢ₋₁)
+        np.subtract(d[i], mu, out=q)  # fl(dᵢ − μ)
+        np.subtract(q, r, out=q)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+        np.less(q, 0, out=neg[i])
+        np.abs(q, out=a)
+        np.minimum(low, a, out=low)
+    return np.count_nonzero(neg, axis=0), low >= _TAU
+
+
+def _sturm_guarded(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The recurrence with each guard of Lemma S checked as stated (any float data)."""
+    k, w = d.size, mu.size
+    with np.errstate(all="ignore"):
+        return _sturm_guarded_loop(d, s, mu, k, w)
+
+
+def _sturm_guarded_loop(d, s, mu, k, w):
+    Q = np.empty((k, w))
+    R = np.empty((max(k - 1, 1), w))
+    np.subtract(d[0], mu, out=Q[0])
+    for i in range(1, k):
+        np.divide(s[i - 1], Q[i - 1], out=R[i - 1])  # fl(sᵢ₋₁/qᵢ₋₁)
+        np.subtract(d[i], mu, out=Q[i])  # fl(dᵢ − μ)
+        np.subtract(Q[i], R[i - 1], out=Q[i])  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+    ok = np.all(np.isfinite(Q) & (Q != 0), axis=0)
+    if k > 1:
+        ok &= np.all((np.abs(R[: k - 1]) > MIN_NORMAL) | (s == 0)[:, None], axis=0)
+    return np.count_nonzero(Q < 0, axis=0), ok
+
+
+def sturm_perturbation(e: np.ndarray) -> float:
+    """Float ρ ≥ 2·max|eᵢ|·(√((1+u)²/(1−u)³) − 1) ≥ ‖T̄(μ) − T‖₂ for every valid shift (Lemma S).
+
+    Evaluated in Arb and rounded up (≈ 5u·max|eᵢ|).
+
+    >>> sturm_perturbation(np.array([1.0, -2.0])) / 2.0**-53 < 10.001
+    True
+    """
+    e = np.asarray(e, dtype=np.float64).reshape(-1)
+    if e.size == 0:
+        return 0.0
+    emax = float(np.max(np.abs(e)))
+    if emax == 0:
+        return 0.0
+    with working_precision():
+        u = arb(2) ** -53
+        return float_upper(2 * arb(emax) * (((1 + u) ** 2 / (1 - u) ** 3).sqrt() - 1))
+
+
+def gershgorin_bounds(d: np.ndarray, e: np.ndarray) -> tuple[float, float]:
+    """Floats ``lo ≤ λ_min(T)``, ``λ_max(T) ≤ hi`` for T = tridiag(e, d, e) (Gershgorin, outward).
+
+    Each of the two roundings per row is followed by one step outward
+    (Lemma 10.1 of proofs/enclosure.md); ±∞ on overflow.
+
+    >>> gershgorin_bounds(np.array([2.0, 2.0]), np.array([1.0]))
+    (0.9999999999999999, 3.0000000000000004)
+    """
+    d = np.asarray(d, dtype=np.float64).reshape(-1)
+    a = np.zeros(d.size)
+    if d.size > 1:
+        ae = np.abs(np.asarray(e, dtype=np.float64).reshape(-1))
+        a[:-1] = ae
+        with np.errstate(over="ignore"):
+            # ≥ |eᵢ₋₁| + |eᵢ|: one rounding (one step up) where both are present
+            a[1:] = np.where(a[1:] == 0, ae, np.nextafter(a[1:] + ae, np.inf))
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = np.where(a == 0, d, np.nextafter(d - a, -np.inf))  # d ∓ 0 is exact
+        hi = np.where(a == 0, d, np.nextafter(d + a, np.inf))
+    return float(np.min(lo)), float(np.max(hi))
+
+
+def _normalising_exponent(t_max: float) -> int:
+    """t with 2^t·t_max ∈ [1, 2) (0 for t_max = 0)."""
+    if t_max == 0:
+        return 0
+    return 1 - int(np.frexp(t_max)[1])
+
+
+def tridiagonal_eigenvalue_bounds(
+    d: np.ndarray, e: np.ndarray, approx: np.ndarray | None = None, spread: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Floats ``lo[j] ≤ λⱼ(T) ≤ hi[j]`` (descending j) for T = tridiag(e, d, e), by rigorous Sturm counts.
+
+    Proof: proofs/enclosure-gram.md §1, Lemma S and its Corollary. Steps:
+
+    1. T is scaled by a power of two to max|T| ∈ [1, 2) (exact unless an
+       entry falls below 2⁻¹⁰²²: then ‖fl(2^t T) − 2^t T‖₂ ≤ 3η is added).
+    2. Off-diagonals below 2⁻³⁰⁰ are set to 0 (Weyl: 2·max of them is added), so
+       :func:`sturm_counts` runs normalised (its cheap guard).
+    3. Shifts μ = λ̂ⱼ ∓ δⱼ around the approximations λ̂ (``approx``, default
+       LAPACK ``dsterf``), δⱼ = ``spread`` + 2ρ + 8·ulp(λ̂ⱼ); every shift whose
+       guards held gives: count(μ) ≤ j − 1 ⇒ λⱼ ≥ μ − ρ and count(μ) ≥ j ⇒
+       λⱼ < μ + ρ (ascending j). Each eigenvalue takes the best such bound,
+       and Gershgorin's interval where no shift qualifies. Eigenvalues whose
+       bracket misses its own two shifts are retried once with 64× δ.
+    4. All ends are evaluated outward (one step per rounding) and scaled back.
+
+    Parameters
+    ----------
+    d : (k,) float64 array
+    e : (k−1,) float64 array
+    approx : (k,) float64 array, optional
+        Approximate eigenvalues (any order); LAPACK ``dsterf`` when None.
+    spread : float
+        Extra half-width δ of the shift pairs (in T's units), e.g. a small
+        fraction of the certificate's other error terms.
+
+    Returns
+    -------
+    lo, hi : (k,) float64 arrays
+        Descending: ``lo[0] ≤ λ_max(T) ≤ hi[0]``, …; ±∞ where nothing finite
+        is certified (e.g. T's entries overflow).
+
+    >>> lo, hi = tridiagonal_eigenvalue_bounds(np.array([1.0]), np.zeros(0))
+    >>> lo.tolist(), hi.tolist()
+    ([1.0], [1.0])
+    """
+    d = np.asarray(d, dtype=np.float64).reshape(-1)
+    e = np.asarray(e, dtype=np.float64).reshape(-1)
+    k = d.size
+    inf = np.full(k, np.inf)
+    if k == 0:
+        return np.zeros(0), np.zeros(0)
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(e))):
+        return -inf, inf
+    t_max = max(float(np.max(np.abs(d))), float(np.max(np.abs(e))) if e.size else 0.0)
+    t = _normalising_exponent(t_max)
+    extra = 0.0  # ≥ ‖T_s − 2^t T‖₂ + (Weyl term of the zeroed off-diagonals), in scaled units
+    if t:
+        ds, es = np.ldexp(d, t), np.ldexp(e, t)
+        if t < 0 and not (np.array_equal(np.ldexp(ds, -t), d) and np.array_equal(np.ldexp(es, -t), e)):
+            extra = 3 * _ETA  # each entry rounded by ≤ η/2 (subnormal results): ‖Δ‖₂ ≤ ‖Δ‖_∞ ≤ 3η/2
+        spread_s = float(np.ldexp(spread, t))
+    else:
+        ds, es, spread_s = d, e, spread
+    with np.errstate(all="ignore"):
+        tiny = (es != 0) & ~(np.abs(es) >= _TINY)
+        if np.any(tiny):
+            extra_tiny = float(np.nextafter(2 * float(np.max(np.abs(es[tiny]))), np.inf))
+            extra = float(np.nextafter(extra + extra_tiny, np.inf)) if extra else extra_tiny
+            es = np.where(tiny, 0.0, es)
+    rho = sturm_perturbation(es)
+    glo, ghi = gershgorin_bounds(ds, es)
+    if approx is None:
+        lam = _dsterf(ds, es)
+        if lam is None:
+            lam = np.linspace(glo, ghi, k) if np.isfinite(glo) and np.isfinite(ghi) else np.zeros(k)
+    else:
+        lam = np.ldexp(np.asarray(approx, dtype=np.float64).reshape(-1), t) if t else np.asarray(approx, dtype=np.float64)
+        lam = np.sort(lam.reshape(-1))
+    with np.errstate(all="ignore"):
+        base = spread_s + 2 * rho
+        delta = base + 8 * np.spacing(np.abs(lam))
+        mus, counts = _valid_counts(ds, es, np.concatenate([lam - delta, lam + delta]), glo, ghi)
+        lower_mu, upper_mu = _best_shifts(mus, counts, k, glo, ghi)
+        # Retry once, wider, where an eigenvalue's bracket missed its own two shifts
+        # (LAPACK's λ̂ off by more than δ, or a guard fired there).
+        miss = (lower_mu < lam - delta) | (upper_mu > lam + delta)
+        if np.any(miss):
+            wide = 64 * delta[miss]
+            mus2, counts2 = _valid_counts(ds, es, np.concatenate([lam[miss] - wide, lam[miss] + wide]), glo, ghi)
+            lower_mu, upper_mu = _best_shifts(np.concatenate([mus, mus2]), np.concatenate([counts, counts2]),
+                                              k, glo, ghi)
+        # λⱼ ≥ μ_L − ρ and λⱼ < μ_U + ρ (for T' — T_s with tiny off-diagonals zeroed), outward; Gershgorin needs no ρ.
+        lo = np.nextafter(lower_mu - rho, -np.inf) if rho else lower_mu.copy()
+        hi = np.nextafter(upper_mu + rho, np.inf) if rho else upper_mu.copy()
+        lo = np.where(lower_mu == glo, glo, lo)
+        hi = np.where(upper_mu == ghi, ghi, hi)
+        if extra:
+            lo = np.nextafter(lo - extra, -np.inf)
+            hi = np.nextafter(hi + extra, np.inf)
+        if t:
+            lo2, hi2 = np.ldexp(lo, -t), np.ldexp(hi, -t)
+            # ldexp is one correctly rounded multiplication: step outward where it was inexact.
+            lo = np.where(np.ldexp(lo2, t) == lo, lo2, np.nextafter(lo2, -np.inf))
+            hi = np.where(np.ldexp(hi2, t) == hi, hi2, np.nextafter(hi2, np.inf))
+    lo = np.where(np.isnan(lo), -np.inf, lo)
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    return lo[::-1].copy(), hi[::-1].copy()
+
+
+def _dsterf(d: np.ndarray, e: np.ndarray) -> np.ndarray | None:
+    """Ascending approximate eigenvalues of tridiag(e, d, e) (LAPACK ``dsterf``); None on failure."""
+    if d.size == 1:
+        return d.copy()
+    try:
+        lam, info = _lapack.dsterf(d.copy(), e.copy())
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    if info != 0 or not np.all(np.isfinite(lam)):
+        return None
+    return np.sort(lam)
+
+
+def _valid_counts(d: np.ndarray, e: np.ndarray, mus: np.ndarray, glo: float, ghi: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The shifts strictly inside Gershgorin's interval whose Sturm guards held, and their counts."""
+    with np.errstate(all="ignore"):
+        mus = mus[np.isfinite(mus) & (mus > glo) & (mus < ghi)]
+    counts, valid = sturm_counts(d, e, mus)
+    return mus[valid], counts[valid]
+
+
+def _best_shifts(mus: np.ndarray, counts: np.ndarray, k: int, glo: float, ghi: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per eigenvalue j (ascending, 0-based) the largest μ with count ≤ j and the least μ with count ≥ j + 1.
+
+    Gershgorin's ends ``glo``/``ghi`` (rigorous for T itself) are the defaults;
+    the shifts lie strictly inside them, so the caller tells them apart by equality.
+    """
+    best_at = np.full(k + 1, -np.inf)  # max μ with count exactly c
+    np.maximum.at(best_at, counts, mus)
+    least_at = np.full(k + 1, np.inf)  # min μ with count exactly c
+    np.minimum.at(least_at, counts, mus)
+    mu_l = np.maximum(np.maximum.accumulate(best_at)[:k], glo)  # counts ≤ j
+    mu_u = np.minimum(np.minimum.accumulate(least_at[::-1])[::-1][1:], ghi)  # counts ≥ j + 1
+    return mu_l, mu_u
