@@ -159,3 +159,19 @@ def test_malformed_constraints_are_refused_before_any_certificate(tmp_path, caps
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"{path}: {needle}" in err and "Traceback" not in err
+
+
+def test_demo_figure_out_needs_an_existing_parent_and_is_checked_before_work(tmp_path, capsys, monkeypatch):
+    import certbound._commands.demo_figure as demo_figure
+
+    models = tmp_path / "models"
+    models.mkdir()
+    os.symlink(os.path.abspath(DEMO), models / "n1000")
+    monkeypatch.setattr(demo_figure, "demo_point", lambda *a, **k: pytest.fail("evaluated before checking --out"))
+    for out, needle in ((tmp_path / "no" / "figs", "--out: cannot create"),
+                        (tmp_path / "file", "exists and is not a directory")):
+        if out.name == "file":
+            out.write_text("x")
+        assert main(["demo-figure", "--models", str(models), "--n", "1000", "--out", str(out)]) == 2
+        assert needle in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()

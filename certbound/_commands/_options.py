@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -10,7 +11,7 @@ from certbound.checkpoints import PACKAGED_CHECKPOINTS
 from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
 
 __all__ = ["LAYERS_HELP", "MAPPING_HELP", "MODEL_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "DeprecatedAlias",
-           "add_spectrum_mode_option", "parse_layers", "prefix_depth"]
+           "add_spectrum_mode_option", "make_output_directory", "parse_layers", "prefix_depth"]
 
 #: The one description of a MODEL argument (every command reads models with the same loader).
 MODEL_HELP = ("model directory, weights file (.safetensors, .bin, .onnx, *.index.json), a packaged checkpoint "
@@ -110,6 +111,51 @@ def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | No
         raise ValueError(f"{option}: the proxies are defined for a prefix sub-network 0..K-1; got {layers} "
                          f"(e.g. --layers 0-{max(len(layers) - 1, 0)})")
     return len(layers)
+
+
+def make_output_directory(path: str, option: str = "--out") -> str:
+    """Create the output directory ``path`` (its parent must exist), before any work; refuse a file there.
+
+    The one rule of every command's ``--out DIR``: a typo in the parent is an
+    error, not a silently created tree.
+
+    Parameters
+    ----------
+    path : str
+        The directory (created if missing).
+    option : str
+        The flag named in error messages.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    NotADirectoryError
+        If ``path`` exists and is not a directory.
+    FileNotFoundError
+        If its parent directory does not exist.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> os.path.isdir(make_output_directory(os.path.join(d, "figs")))
+    True
+    >>> make_output_directory(os.path.join(d, "no", "figs"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: --out: cannot create '.../no/figs': directory .../no does not exist
+    """
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(f"{option}: {path!r} exists and is not a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"{option}: cannot create {path!r}: directory {parent} does not exist")
+    os.makedirs(path, exist_ok=True)
+    return path
 
 
 class DeprecatedAlias(argparse.Action):

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from certbound._commands import train_demo
-from certbound._commands._options import add_spectrum_mode_option
+from certbound._commands._options import add_spectrum_mode_option, make_output_directory
 from certbound.models import is_pi_checkpoint
 from certbound.pipeline import parse_count
 from certbound.pipeline._demo import counterfactual_curve, demo_point
@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-test", type=int, default=None,
                         help="fresh test samples per model (default: each checkpoint's own)")
     parser.add_argument("--out", default="docs/figures", metavar="DIR",
-                        help="output directory of demo_vs_n.png/.pdf/.json (default: %(default)s)")
+                        help="output directory of demo_vs_n.png/.pdf/.json, created if missing (its parent must "
+                             "exist; default: %(default)s)")
     add_spectrum_mode_option(parser, deprecated_alias="--mode")
 
 
@@ -186,13 +187,12 @@ def run(args: argparse.Namespace) -> int:
     """
     ns = _parse_ns(args.n)
     models = Path(args.models)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     dirs = {n: models / f"n{n}" for n in ns}
     missing = [n for n, d in dirs.items() if not is_pi_checkpoint(d)]
     if missing and not args.train:
         raise ValueError(f"no model for n = {missing} under {models}/ (pass --train to train them, needs torch)")
+    out = Path(make_output_directory(args.out))  # before any training or certificate
     for n in missing:
         _train(dirs[n], n, log)
     points = []

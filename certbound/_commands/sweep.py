@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-from certbound._commands._options import MODEL_HELP, add_spectrum_mode_option
+from certbound._commands._options import MODEL_HELP, add_spectrum_mode_option, make_output_directory
 from certbound._commands.proxies import summary_latex
 from certbound.ball import ball_to_json, decimal_lower, decimal_upper, float_upper
 from certbound.bounds.proxies import VARIANTS, paper_proxies
@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         The subcommand's parser (made by :func:`certbound.cli.build_parser`).
     """
     parser.add_argument("models", nargs="*", metavar="MODEL", help="trained models, each as for `spectrum`: " + MODEL_HELP)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output directory, created if missing (its parent must exist)")
     parser.add_argument("--no-random-grid", action="store_true", help="skip the untrained random-init control")
     parser.add_argument("--grid-L", type=_int_list, default=list(MINIATURE_L), metavar="L,L,...",
                         help="depths of the control grid (default " + ",".join(map(str, MINIATURE_L)) + ")")
@@ -181,12 +181,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to run: give MODEL paths/names or drop --no-random-grid")
     if not args.no_figures:
         F.import_pyplot()  # fail early (before the long run) if matplotlib is missing
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise NotADirectoryError(f"--out: {args.out!r} exists and is not a directory")
-    parent = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(parent):
-        raise FileNotFoundError(f"--out: cannot create {args.out!r}: directory {parent} does not exist")
-    os.makedirs(args.out, exist_ok=True)
+    make_output_directory(args.out)
     t0 = time.perf_counter()
     print("certifying:", file=sys.stderr, flush=True)
     runs = run_sweep(args.models, random_grid=not args.no_random_grid, grid_L=args.grid_L, grid_N=args.grid_N,
