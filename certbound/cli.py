@@ -114,7 +114,8 @@ def check_file_options(args: argparse.Namespace) -> None:
     Raises
     ------
     OSError or ValueError
-        Naming the option, for a missing input, an unwritable output or one file given twice.
+        Naming the option, for a missing input, an unwritable output, one file given twice, or two
+        outputs to stdout (`-`).
     """
     for dest, flag in INPUT_FILE_OPTIONS.items():
         path = getattr(args, dest, None)
@@ -123,12 +124,18 @@ def check_file_options(args: argparse.Namespace) -> None:
                 raise FileNotFoundError(f"{flag}: {path!r}: no such file")
             if os.path.isdir(path):
                 raise IsADirectoryError(f"{flag}: {path!r} is a directory, not a file")
-    outputs = {}
+    outputs: dict[str, str] = {}
+    stdout: str | None = None
     for dest, flag in OUTPUT_FILE_OPTIONS.items():
         path = getattr(args, dest, None)
         if isinstance(path, str) and path:
             check_output_path(path, flag)
-            if path != "-" and os.path.abspath(path) in outputs:
+            if path == "-":
+                if stdout is not None:
+                    raise ValueError(f"{stdout} and {flag} both write to stdout ('-'): give one of them a file name")
+                stdout = flag
+                continue
+            if os.path.abspath(path) in outputs:
                 raise ValueError(f"{flag} and {outputs[os.path.abspath(path)]} name the same file {path!r}")
             outputs[os.path.abspath(path)] = flag
 

@@ -59,7 +59,7 @@ def test_second_output_failing_leaves_no_first_file(tmp_path, monkeypatch):
         files = list(files)
         return real(files[:1] + [(str(tmp_path / "gone" / "b.tex"), "x")])
 
-    monkeypatch.setattr("certbound._commands.bound.write_all", failing)
+    monkeypatch.setattr("certbound._commands._options.write_all", failing)  # what every command writes with
     with pytest.raises(OSError):
         from certbound._commands import bound as cmd
         import argparse

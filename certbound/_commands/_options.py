@@ -9,9 +9,11 @@ from typing import Any
 
 from certbound.checkpoints import PACKAGED_CHECKPOINTS
 from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
+from certbound.report.writers import write_all
 
 __all__ = ["LAYERS_HELP", "MAPPING_HELP", "MODEL_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "DeprecatedAlias",
-           "add_spectrum_mode_option", "make_output_directory", "parse_layers", "prefix_depth"]
+           "STDOUT", "add_spectrum_mode_option", "make_output_directory", "parse_layers", "prefix_depth",
+           "write_outputs"]
 
 #: The one description of a MODEL argument (every command reads models with the same loader).
 MODEL_HELP = ("model directory, weights file (.safetensors, .bin, .onnx, *.index.json), a packaged checkpoint "
@@ -111,6 +113,39 @@ def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | No
         raise ValueError(f"{option}: the proxies are defined for a prefix sub-network 0..K-1; got {layers} "
                          f"(e.g. --layers 0-{max(len(layers) - 1, 0)})")
     return len(layers)
+
+
+#: The output file name meaning standard output, in every command's ``--json``/``--csv``/``--latex``/``--markdown``.
+STDOUT = "-"
+
+
+def write_outputs(outputs: list[tuple[str, str]]) -> bool:
+    """Write each ``(path, text)``: the files all or none (:func:`~certbound.report.writers.write_all`), then ``-`` to stdout.
+
+    Parameters
+    ----------
+    outputs : list of (str, str)
+        Output paths (``"-"``: standard output, at most one; the CLI checks that) and their texts.
+
+    Returns
+    -------
+    bool
+        Whether a text went to standard output (then the command prints no table of its own there).
+
+    Examples
+    --------
+    >>> write_outputs([("-", "{}\\n")])
+    {}
+    True
+    >>> write_outputs([])
+    False
+    """
+    write_all([(p, t) for p, t in outputs if p != STDOUT])
+    to_stdout = [t for p, t in outputs if p == STDOUT]
+    for text in to_stdout:
+        sys.stdout.write(text)
+    sys.stdout.flush()
+    return bool(to_stdout)
 
 
 def make_output_directory(path: str, option: str = "--out") -> str:

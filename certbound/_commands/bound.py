@@ -25,11 +25,11 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-from certbound._commands._options import MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option
+from certbound._commands._options import MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option, write_outputs
 from certbound.ball import decimal_upper
 from certbound.pipeline import BoundSettings, open_model, parse_count, parse_number
 from certbound.pipeline import bound_latex as result_latex
-from certbound.report.writers import json_text, write_all
+from certbound.report.writers import json_text
 
 __all__ = ["NAME", "HELP", "OPTION_FLAGS", "add_arguments", "run", "format_result", "result_latex",
            "settings_from_args"]
@@ -97,8 +97,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ratio of the geometric Riemann partition (default 1.25)")
     parser.add_argument("--p-grid-m", type=int, metavar="M",
                         help="index grid resolution m, a priori (default ceil(L + ln N))")
-    parser.add_argument("--json", metavar="FILE", help="write the certified result as JSON")
-    parser.add_argument("--latex", metavar="FILE", help="write a LaTeX table of the result")
+    parser.add_argument("--json", metavar="FILE", help="write the certified result as JSON ('-' for stdout)")
+    parser.add_argument("--latex", metavar="FILE", help="write a LaTeX table of the result ('-' for stdout)")
     parser.add_argument("--config", metavar="FILE", help="config.json to use instead of the one next to the weights")
     parser.add_argument("--mapping", metavar="FILE", help=MAPPING_HELP)
     parser.add_argument("--top", type=int, default=8, metavar="K", help="matrices listed in the summary (default 8)")
@@ -228,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
         outputs.append((args.json, json_text(result.to_json())))
     if args.latex:
         outputs.append((args.latex, result.to_latex()))
-    write_all(outputs)  # all files or none
+    if write_outputs(outputs):  # all files or none; '-': stdout, which then carries nothing else
+        return 0
     if args.quiet:
         print(_q(result.bound))
     else:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from certbound._commands._options import add_spectrum_mode_option
+from certbound._commands._options import add_spectrum_mode_option, write_outputs
 from certbound.pipeline import covering_report, parse_count, parse_number
-from certbound.report.writers import atomic_write_text, json_text
+from certbound.report.writers import json_text
 
 __all__ = ["NAME", "HELP", "OPTION_FLAGS", "add_arguments", "load_npy_matrix", "run"]
 
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rank bound of the class (default: the certified rank upper bound); a value below it is "
                              "accepted only if the exact rank of W over Q (FLINT) is <= R")
     add_spectrum_mode_option(parser)
-    parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-' for stdout)")
 
 
 def _num(text: str, what: str) -> Any:
@@ -147,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     best_text = rep.pop("_best_text")
     cells = rep.pop("_cells")
     counting_text = rep.pop("_counting_text")
-    if args.json:
-        atomic_write_text(args.json, json_text(rep))
+    if write_outputs([(args.json, json_text(rep))] if args.json else []):
+        return 0  # the JSON went to stdout
     print(f"certbound covering — Lemma A for {args.matrix} ({rep['shape'][0]}x{rep['shape'][1]}), "
           f"eps = {args.eps}, rows = {rows}, rho = {args.rho}")
     print(f"class: rank <= {rep['rank_bound']} ({rep['rank_source']}), ||W||_2 <= {rep['spectral_radius']['upper']}")

@@ -22,13 +22,13 @@ from typing import Any
 
 from flint import arb
 
-from certbound._commands._options import add_spectrum_mode_option
+from certbound._commands._options import add_spectrum_mode_option, write_outputs
 from certbound.ball import ball_to_json, decimal_upper
 from certbound.models import is_pi_checkpoint
 from certbound.pipeline import DEFAULT_DELTA, parse_count, parse_number, run_demo
 from certbound.pipeline._demo import ramp_margin_of
 from certbound.report.table import format_table
-from certbound.report.writers import write_json
+from certbound.report.writers import json_text
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report", "result_json"]
 
@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="evaluate each of the k certified lines at delta/k, so that all of them hold together "
                              "with probability >= 1 - delta (default: each at delta, together >= 1 - k delta)")
     parser.add_argument("--no-search", action="store_true", help="skip the non-vacuity sample-size search")
-    parser.add_argument("--json", metavar="FILE", default=None, help="also write the full result as JSON")
+    parser.add_argument("--json", metavar="FILE", default=None, help="also write the full result as JSON ('-' for stdout, instead of the report)")
 
 
 def _exact_number(text: str) -> Any:
@@ -385,8 +385,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--delta must lie in (0, 1), got {delta}")
     res = run_demo(args.model, delta=delta, n=args.n, n_test=args.n_test, spectrum_mode=args.spectrum_mode,
                    search_nonvacuous=not args.no_search, split_delta=args.split_delta)
-    if args.json:
-        write_json(args.json, result_json(res))
-    print(format_report(res))
+    if not write_outputs([(args.json, json_text(result_json(res)))] if args.json else []):  # '-': stdout
+        print(format_report(res))
     sys.stdout.flush()
     return 0

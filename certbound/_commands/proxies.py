@@ -19,11 +19,19 @@ from certbound.bounds.proxies import (
     ProxyResult,
     variant_ratios,
 )
-from certbound._commands._options import MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option, parse_layers, prefix_depth
+from certbound._commands._options import (
+    MAPPING_HELP,
+    MODEL_HELP,
+    STDOUT,
+    add_spectrum_mode_option,
+    parse_layers,
+    prefix_depth,
+    write_outputs,
+)
 from certbound.pipeline import ProxiesReport, open_model
 from certbound.report.latex import Raw, latex_escape, latex_fragment, latex_table, latex_upper
 from certbound.report.table import format_table
-from certbound.report.writers import csv_text, json_text, write_all
+from certbound.report.writers import csv_text, json_text
 
 NAME = "proxies"
 HELP = "certified B_ours / B_Edelman proxies of the reference paper's Section 6 (paper and corrected variants)"
@@ -63,10 +71,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only these layers, 0-based as everywhere; the proxies need a prefix 0..K-1 "
                              "(e.g. 0-2: a depth-3 sub-model, labelled as such)")
     parser.add_argument("--mapping", default=None, metavar="FILE", help=MAPPING_HELP)
-    parser.add_argument("--json", dest="json_path", default=None, metavar="FILE", help="write the JSON report")
-    parser.add_argument("--csv", dest="csv_path", default=None, metavar="FILE", help="write per-matrix CSV")
+    parser.add_argument("--json", dest="json_path", default=None, metavar="FILE", help="write the JSON report ('-' for stdout)")
+    parser.add_argument("--csv", dest="csv_path", default=None, metavar="FILE", help="write per-matrix CSV ('-' for stdout)")
     parser.add_argument("--latex", dest="latex_path", default=None, metavar="FILE",
-                        help="write a booktabs LaTeX summary table")
+                        help="write a booktabs LaTeX summary table ('-' for stdout)")
     parser.add_argument("--digits", type=int, default=6,
                         help="significant digits of the printed and LaTeX numbers (upper bounds rounded up; default 6)")
     parser.add_argument("--no-grid", action="store_true", help="omit the per-p contribution balls from the JSON")
@@ -271,8 +279,8 @@ def run(args: argparse.Namespace) -> int:
         table = summary_latex([(name, kind, r) for r in results], digits=args.digits,
                               caption=f"Certified proxies of {latex_escape(name)}", label="tab:proxies")
         outputs.append((args.latex_path, latex_fragment(table, "certbound proxies")))
-    _print_report(name, info, results, args.digits, args.per_matrix, seconds)
-    write_all(outputs)
-    sys.stdout.flush()
+    if not any(p == STDOUT for p, _ in outputs):
+        _print_report(name, info, results, args.digits, args.per_matrix, seconds)
+    write_outputs(outputs)  # all files or none; '-': stdout
     return 0
 

@@ -22,8 +22,16 @@ from certbound.pipeline import parse_schatten_indices, spectrum_run, spectrum_st
 from certbound.pipeline._results import matrix_type_label, spectrum_csv_rows
 from certbound.pipeline._streaming import MemoryRecordStore, RecordStore, stage_report_json
 from certbound.report.table import format_table
-from certbound._commands._options import LAYERS_HELP, MAPPING_HELP, MODEL_HELP, add_spectrum_mode_option, parse_layers
-from certbound.report.writers import check_output_path, csv_text, write_all
+from certbound._commands._options import (
+    LAYERS_HELP,
+    MAPPING_HELP,
+    MODEL_HELP,
+    STDOUT,
+    add_spectrum_mode_option,
+    parse_layers,
+    write_outputs,
+)
+from certbound.report.writers import check_output_path, csv_text, json_text
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "format_report_table"]
 
@@ -43,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         The subcommand's parser (made by :func:`certbound.cli.build_parser`).
     """
     parser.add_argument("model", help=MODEL_HELP)
-    parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON")
-    parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV")
+    parser.add_argument("--json", metavar="FILE", help="write the full report (every σᵢ) as JSON ('-' for stdout)")
+    parser.add_argument("--csv", metavar="FILE", help="write one row per matrix as CSV ('-' for stdout)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
     add_spectrum_mode_option(parser, deprecated_alias="--mode")  # the certificate used: each record's "mode"
     parser.add_argument("--raw", action="store_true", help="also certify the raw per-layer W_Q, W_K, W_V, W_O")
@@ -135,7 +143,10 @@ def run(args: argparse.Namespace) -> int:
     # Fail before the (long) computation if an output cannot be written.
     check_output_path(args.json, "--json")
     check_output_path(args.csv, "--csv")
-    records_path = args.records or (args.json + ".records.jsonl" if args.json else None)
+    if args.records == STDOUT:
+        raise ValueError("--records: the records file must be a file (it is appended to and read back on --resume)")
+    to_file = bool(args.json) and args.json != STDOUT
+    records_path = args.records or (args.json + ".records.jsonl" if to_file else None)
     if args.resume and records_path is None:
         raise ValueError("--resume needs the records file of the interrupted run: give --json FILE "
                          "(its records are FILE.records.jsonl) or --records FILE")
@@ -159,8 +170,10 @@ def run(args: argparse.Namespace) -> int:
         if args.csv:
             header, rows = spectrum_csv_rows(report)
             outputs.append((args.csv, csv_text(rows, header)))
-        # All-or-nothing as write_all: the JSON is streamed into a staged file first.
-        staged = stage_report_json(args.json, run.head, run.records()) if args.json else None
+        # All-or-nothing as write_all: the JSON is streamed into a staged file first ('-': stdout, in memory).
+        staged = stage_report_json(args.json, run.head, run.records()) if to_file else None
+        if args.json == STDOUT:
+            outputs.append((STDOUT, json_text(run.report())))
     except BaseException:
         store.close()
         if records_path is not None and not args.resume and store.added == 0:
@@ -168,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     store.close()
     try:
-        write_all(outputs)
+        to_stdout = write_outputs(outputs)
     except BaseException:
         if staged is not None:
             staged.discard()
@@ -177,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         staged.commit()
     if records_path is not None and not args.records:
         os.unlink(records_path)  # the JSON holds everything now
-    if not args.quiet:
+    if not args.quiet and not to_stdout:
         print(format_report_table(report))
     failed = [r for r in report["matrices"] if not r["certified"]]
     if failed:
