@@ -41,6 +41,7 @@ from certbound.pipeline._progress import ProgressSpec
 from certbound.pipeline._proxies import model_quantities_of
 from certbound.pipeline._results import BoundResult, ProxiesReport, SpectrumReport
 from certbound.pipeline._spectrum import spectrum_run_of
+from certbound.pipeline._streaming import layer_indices
 
 __all__ = ["Model", "open_model", "parse_schatten_indices"]
 
@@ -218,11 +219,10 @@ class Model:
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise OptionError(f"`jobs` must be at least 1, not {jobs}")
         ps = parse_schatten_indices(p)
-        lay = None if layers is None else [int(x) for x in layers]
-        if lay is not None:
-            bad = [x for x in lay if not 0 <= x < self.layout.num_layers]
-            if bad:
-                raise OptionError(f"{self.name}: `layers` {bad} out of range (layers 0..{self.layout.num_layers - 1})")
+        try:
+            lay = layer_indices(layers, self.layout.num_layers)
+        except OptionError as exc:
+            raise OptionError(f"{self.name}: {exc}") from None
         with self.open() as (ck, layout):
             run = spectrum_run_of(ck, layout, self.name, spectrum_mode=spectrum_mode, raw=raw,
                                   scale_logits=scale_logits, ps=ps, layers=lay, jobs=jobs, include_sigma=include_sigma, progress=progress, dask=dask)
@@ -285,7 +285,8 @@ class Model:
         return BoundResult(res, path, layout.summary(), {"spectra": t_spec, "bound": res.elapsed_seconds})
 
     def proxies(self, variant: str = "both", *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
-                layers: int | None = None, progress: ProgressSpec = None, mode: str | None = None) -> ProxiesReport:
+                layers: int | Sequence[int] | None = None, progress: ProgressSpec = None,
+                mode: str | None = None) -> ProxiesReport:
         """The certified Section-6 proxies B_ours / B_Edelman (``certbound proxies``); not bounds.
 
         Parameters
@@ -295,8 +296,9 @@ class Model:
         spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
             Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
             default ``"auto"``, as the CLI's ``--spectrum-mode``).
-        layers : int, optional
-            ``layers=K`` uses the first K layers 0..K-1 only (a prefix-depth sub-model).
+        layers : int or sequence of int, optional
+            ``layers=K`` uses the first K layers 0..K-1 only (a prefix-depth sub-model); the list
+            ``[0, …, K-1]`` means the same (as ``certbound proxies --layers 0-2``), any other list is refused.
         progress : None, bool, "auto" or callable, optional
             As for :meth:`bound`.
         mode : str, optional

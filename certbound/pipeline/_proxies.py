@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
 import os
-from typing import Any
+from typing import Any, Sequence
 
 from certbound._errors import OptionError
 from certbound.bounds.proxies import MatrixQuantities, quantities_of_theory_matrix
@@ -11,15 +12,16 @@ from certbound.checkpoints import open_checkpoint, theory_coverage, theory_matri
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_model
+from certbound.pipeline._streaming import layer_indices
 
-__all__ = ["model_quantities", "model_quantities_of"]
+__all__ = ["model_quantities", "model_quantities_of", "prefix_depth_of"]
 
 
 def model_quantities(
     spec: str | os.PathLike[str],
     *,
     spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
-    layers: int | None = None,
+    layers: int | Sequence[int] | None = None,
     mapping: str | None = None,
     progress: ProgressSpec = None,
     mode: str | None = None,
@@ -36,8 +38,9 @@ def model_quantities(
     spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`;
         default ``"auto"``).
-    layers : int, optional
-        ``layers=K`` uses only the first K layers, 0..K-1 (a prefix-depth sub-model).
+    layers : int or sequence of int, optional
+        ``layers=K`` (or the list ``[0, …, K-1]``) uses only the first K layers, 0..K-1 (a prefix-depth
+        sub-model; :func:`prefix_depth_of`).
     mapping : str, optional
         A tensor-name mapping file for an unsupported architecture.
     progress : None, bool, "auto" or callable, optional
@@ -68,8 +71,52 @@ def model_quantities(
         ck.close()
 
 
+def prefix_depth_of(layers: Any, num_layers: int) -> int | None:
+    """The depth K of the prefix sub-model 0..K-1 a ``layers`` argument of the proxies names.
+
+    Parameters
+    ----------
+    layers : int, sequence of int or None
+        A depth K (1 ≤ K ≤ ``num_layers``), or the layer list ``[0, …, K-1]``; None for the whole model.
+    num_layers : int
+        The model's layer count.
+
+    Returns
+    -------
+    int or None
+        K, or None.
+
+    Raises
+    ------
+    certbound.OptionError
+        For any other value (a string, a layer list that is not a prefix, a depth out of range).
+
+    Examples
+    --------
+    >>> prefix_depth_of(2, 6), prefix_depth_of([0, 1, 2], 6), prefix_depth_of(None, 6)
+    (2, 3, None)
+    >>> prefix_depth_of([1, 2], 6)
+    Traceback (most recent call last):
+    ...
+    certbound._errors.OptionError: `layers` [1, 2]: the proxies are defined for a prefix sub-network 0..K-1 (e.g. [0, 1])
+    """
+    if layers is None:
+        return None
+    if isinstance(layers, numbers.Integral) and not isinstance(layers, bool):
+        if not 1 <= layers <= num_layers:
+            raise OptionError(f"`layers` {layers}: a prefix depth must lie in 1..{num_layers} (the model's layers)")
+        return int(layers)
+    if isinstance(layers, numbers.Number):
+        raise OptionError(f"`layers` must be a prefix depth K (an integer) or the list [0, …, K-1], not {layers!r}")
+    out = layer_indices(layers, num_layers)
+    if not out or out != list(range(len(out))):
+        raise OptionError(f"`layers` {out}: the proxies are defined for a prefix sub-network 0..K-1 "
+                          f"(e.g. {list(range(len(out) or 1))})")
+    return len(out)
+
+
 def model_quantities_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE,
-                        layers: int | None = None,
+                        layers: int | Sequence[int] | None = None,
                         progress: ProgressSpec = None) -> tuple[dict[str, Any], list[MatrixQuantities]]:
     """:func:`model_quantities` of an opened checkpoint and its layout (``ck`` stays open).
 
@@ -83,8 +130,8 @@ def model_quantities_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str =
         The checkpoint's path (recorded as ``info["path"]``, and named in messages).
     spectrum_mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode of the singular-value kernel (:data:`certbound.pipeline.SPECTRUM_MODES`).
-    layers : int, optional
-        ``layers=K`` uses only the first K layers, 0..K-1.
+    layers : int or sequence of int, optional
+        ``layers=K`` (or ``[0, …, K-1]``) uses only the first K layers, 0..K-1.
     progress : None, bool, "auto" or callable, optional
         See :mod:`certbound.pipeline._progress`.
 
@@ -109,11 +156,8 @@ def model_quantities_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str =
         raise ValueError(f"{path}: this {layout.architecture} model is variant P (one feed-forward matrix M); "
                          "the paper's proxies B_ours/B_Edelman are defined for two (M_in, M_out). For this "
                          "model use `certbound bound` (a true certificate) or `certbound spectrum`")
-    n_layers = layout.num_layers
-    if layers is not None:
-        if not 1 <= layers <= n_layers:
-            raise OptionError(f"`layers` {layers}: the model has {n_layers} layers")
-        n_layers = layers
+    depth = prefix_depth_of(layers, layout.num_layers)
+    n_layers = layout.num_layers if depth is None else depth
     prog = progress_reporter(progress, n_layers * (2 * layout.num_heads + 2))
     qs = []
     try:

@@ -34,6 +34,7 @@ import io
 import json
 import json.encoder
 import math
+import numbers
 import os
 import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -52,6 +53,7 @@ __all__ = [
     "MatrixTask",
     "MatrixOutcome",
     "plan_tasks",
+    "layer_indices",
     "iter_plan",
     "iter_task",
     "run_task",
@@ -241,6 +243,58 @@ class MatrixOutcome:
     record: dict[str, Any] | None
 
 
+def layer_indices(layers: Any, num_layers: int) -> list[int] | None:
+    """Check a ``layers`` argument: a sequence of distinct 0-based layer indices of a model with ``num_layers``.
+
+    A string, a single number or a bool is refused rather than iterated (``layers="10"`` would otherwise
+    be the layers 1 and 0), and so is a repeated or out-of-range layer.
+
+    Parameters
+    ----------
+    layers : sequence of int or None
+        The argument; None means every layer.
+    num_layers : int
+        The model's layer count.
+
+    Returns
+    -------
+    list of int or None
+        The indices in the order given, or None.
+
+    Raises
+    ------
+    certbound.OptionError
+        Naming the problem.
+
+    Examples
+    --------
+    >>> layer_indices([0, 5], 6), layer_indices(None, 6)
+    ([0, 5], None)
+    >>> layer_indices("10", 12)
+    Traceback (most recent call last):
+    ...
+    certbound._errors.OptionError: `layers` must be a list of 0-based layer indices such as [1, 0], not the string '10'
+    """
+    if layers is None:
+        return None
+    if isinstance(layers, (str, bytes)):
+        raise OptionError(f"`layers` must be a list of 0-based layer indices such as [1, 0], not the string {layers!r}")
+    if isinstance(layers, numbers.Number):
+        raise OptionError(f"`layers` must be a list of 0-based layer indices, not the number {layers!r} "
+                          f"(layer {layers!r} alone: [{layers!r}])")
+    out = []
+    for x in layers:
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+            raise OptionError(f"`layers`: {x!r} is not a layer index (an integer)")
+        out.append(int(x))
+    bad = [x for x in out if not 0 <= x < num_layers]
+    if bad:
+        raise OptionError(f"`layers`: layer {bad[0]} out of range (model has {num_layers} layers, 0-based)")
+    if len(set(out)) != len(out):
+        raise OptionError(f"`layers` {out} repeats a layer")
+    return out
+
+
 def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
                layers: Sequence[int] | None = None) -> list[MatrixTask]:
     """Split a report into tasks: per layer one task per matrix type, then the readout (if asked for).
@@ -273,12 +327,10 @@ def plan_tasks(layout: Any, types: Sequence[str], *, raw: bool = False,
     Raises
     ------
     certbound.OptionError
-        For a layer out of range.
+        For a bad ``layers`` (:func:`layer_indices`).
     """
-    layer_list = list(range(layout.num_layers)) if layers is None else [int(x) for x in layers]
-    for layer in layer_list:
-        if not 0 <= layer < layout.num_layers:
-            raise OptionError(f"`layers`: layer {layer} out of range (model has {layout.num_layers} layers, 0-based)")
+    checked = layer_indices(layers, layout.num_layers)
+    layer_list = list(range(layout.num_layers)) if checked is None else checked
     theory = tuple(t for t in types if t != "readout")
     # The raw projections in the pairs the loader reads together (W_O alone trips its fused-QKV path).
     raws = [tuple(RAW_TYPES[:2]), tuple(RAW_TYPES[2:])] if raw else []

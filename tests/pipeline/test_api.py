@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -250,3 +251,35 @@ def test_jobs_on_disk_equal_one_job_and_memory_needs_one_job(bert, bert_dir):
     assert one["matrices"] == two["matrices"] and one["weights_sha256"] == two["weights_sha256"]
     with pytest.raises(ValueError, match="one job"):
         certbound.open_model(bert).spectra(jobs=2)
+
+
+@pytest.mark.parametrize("layers, needle", [
+    ("10", "not the string '10'"),                 # would have been layers 1 and 0
+    (1, "not the number 1 (layer 1 alone: [1])"),
+    ([0, 0], "repeats a layer"),
+    ([L], f"layer {L} out of range"),
+    ([0.5], "0.5 is not a layer index"),
+    ([True], "True is not a layer index"),
+])
+def test_spectra_refuses_a_layers_argument_it_would_misread(bert, layers, needle):
+    with pytest.raises(certbound.OptionError, match=re.escape(needle)):
+        certbound.open_model(bert).spectra(layers=layers)
+
+
+def test_spectra_layers_accepts_any_integer_sequence(bert):
+    model = certbound.open_model(bert)
+    ref = model.spectra(layers=[1, 0], include_sigma=False).to_json()["matrices"]
+    assert model.spectra(layers=(1, 0), include_sigma=False).to_json()["matrices"] == ref
+    assert model.spectra(layers=np.array([1, 0]), include_sigma=False).to_json()["matrices"] == ref
+    assert [m["layer"] for m in ref][:1] == [1]  # in the order given
+
+
+def test_proxies_layers_is_a_depth_or_the_prefix_list(bert):
+    model = certbound.open_model(bert)
+    by_depth = model.proxies("paper", layers=1)
+    assert by_depth.info["used_layers"] == 1
+    assert model.proxies("paper", layers=[0]).to_json() == by_depth.to_json()
+    for bad, needle in (([1], "prefix sub-network 0..K-1"), ("1", "not the string"), (L + 1, "prefix depth must lie"),
+                        (1.0, "a prefix depth K (an integer)")):
+        with pytest.raises(certbound.OptionError, match=re.escape(needle)):
+            model.proxies("paper", layers=bad)
