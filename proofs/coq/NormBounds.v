@@ -825,3 +825,37 @@ Proof.
 Qed.
 
 End Lemma111.
+
+(** ** Lemma 2.4 ([fperror.abs_product_norm2_upper]): for
+    [N = |A| diag(|d|) |B|] ([m x k], [k x k], [k x n]) the row sums are
+    the chain [|A| (|d| .* (|B| 1))] and the column sums the chain
+    [|B|^T (|d| .* (|A|^T 1))]; upper bounds [rN], [cN] of the chains
+    ([MatvecChain.v]: the code's [_inflate]d matrix-vector products) give
+    [||N||_2 <= sqrt(rN cN)] (F4). *)
+Theorem lemma_2_4_chain : forall m k n (A B : nat -> nat -> R) (d : nat -> R) rN cN,
+  0 <= rN -> 0 <= cN ->
+  (forall i, (i < m)%nat ->
+     mv k (mabs A) (fun l => Rabs (d l) * mv n (mabs B) (fun _ => 1) l) i <= rN) ->
+  (forall j, (j < n)%nat ->
+     mv k (mtr (mabs B)) (fun l => Rabs (d l) * mv m (mtr (mabs A)) (fun _ => 1) l) j <= cN) ->
+  opbound m n (mmul k (fun i l => Rabs (A i l) * Rabs (d l)) (mabs B)) (sqrt (rN * cN)).
+Proof.
+  intros m k n A B d rN cN Hr Hc HR HC.
+  set (AD := fun i l => Rabs (A i l) * Rabs (d l)).
+  set (N := mmul k AD (mabs B)).
+  assert (Hn : forall i j, 0 <= N i j).
+  { intros i j. unfold N, mmul. apply rsum_nonneg. intros l _. unfold AD, mabs.
+    apply Rmult_le_pos; [apply Rmult_le_pos|]; apply Rabs_pos. }
+  apply holder_bound; try assumption.
+  - intros i Hi. rewrite (rsum_ext n _ (fun j => N i j * 1)).
+    2:{ intros j' _. rewrite Rabs_pos_eq; [ring|apply Hn]. }
+    change (rsum n (fun j => N i j * 1)) with (mv n N (fun _ => 1) i).
+    unfold N. rewrite mv_mmul. eapply Rle_trans; [|apply HR, Hi]. right.
+    unfold mv at 1 3, AD, mabs. apply rsum_ext. intros; ring.
+  - intros j Hj. rewrite (rsum_ext m _ (fun i => mtr N j i * 1)).
+    2:{ intros i' _. unfold mtr. rewrite Rabs_pos_eq; [ring|apply Hn]. }
+    change (rsum m (fun i => mtr N j i * 1)) with (mv m (mtr N) (fun _ => 1) j).
+    unfold N. rewrite mv_mtr_mmul. eapply Rle_trans; [|apply HC, Hj]. right.
+    apply mv_ext; [reflexivity|]. intros l _. unfold mv, mtr, AD, mabs.
+    rewrite <- rsum_scal. apply rsum_ext. intros; ring.
+Qed.

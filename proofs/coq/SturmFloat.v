@@ -57,13 +57,17 @@
       (an infinite [q] would pass the test);
     - [tridiagonal_eigenvalue_bounds_outward]: the code's
       [nextafter(mu_L - rho, -inf)], [nextafter(mu_U + rho, +inf)].
-    Still prose: the power-of-two scaling of [T] and its round-trip
-    exactness test, the zeroing of tiny off-diagonals (Weyl again),
-    Gershgorin's default ends, [_best_shifts]' choice of shifts. *)
+    - [roundtrip_exact], [scaled_back_lower], [scaled_back_upper]: the
+      [ldexp] round-trip exactness test of the scaling of [T] and of the
+      ends scaled back (else one step outward).
+    Still prose: the [3 eta] bound of an inexactly scaled [T] and the
+    zeroing of tiny off-diagonals (Weyl again, [||.||_2 <= ||.||_inf]),
+    Gershgorin's default ends, [_best_shifts]' choice of shifts (any
+    valid shift gives valid ends). *)
 
 From Coq Require Import Reals Psatz.
 From Flocq Require Import Core Relative.
-From Certbound Require Import FPModel OneStep IEEEFinite.
+From Certbound Require Import FPModel OneStep IEEEFinite Scaling.
 Open Scope R_scope.
 
 (** The smallest positive normal binary64, [2^-1022]. *)
@@ -910,4 +914,52 @@ Proof.
   intros lamj muL muU rc HL HU. split.
   - apply step_down. exact HL.
   - apply step_up. lra.
+Qed.
+
+(** ** Scaling back by [2^-t] with the round-trip test
+
+    [tridiagonal_eigenvalue_bounds] step 1 and its last step: for a float
+    [x] and [y = fl(x 2^k)], the code takes [y] as exact when
+    [fl(y 2^-k) = x] ([np.ldexp] round trip), and otherwise steps [y]
+    outward ([np.nextafter]).  The round trip is a sound exactness test
+    ([roundtrip_exact]): one of the two scalings is upward, hence exact.
+    (IEEE overflow: an overflowing [y] is [+-inf], whose round trip fails;
+    [nextafter(+inf, -inf) = DBL_MAX <= x 2^k] and
+    [nextafter(-inf, +inf) = -DBL_MAX >= x 2^k] are then still valid ends,
+    and an infinite end is trivially valid.) *)
+Theorem roundtrip_exact : forall x k, format x ->
+  fl (fl (x * bpow radix2 k) * bpow radix2 (- k)) = x -> fl (x * bpow radix2 k) = x * bpow radix2 k.
+Proof.
+  intros x k Hx H. destruct (Z_le_gt_dec 0 k) as [Hk|Hk].
+  - apply scale_up_exact; assumption.
+  - rewrite scale_up_exact in H by (apply fl_format || lia).
+    set (y := fl (x * bpow radix2 k)) in *. clearbody y.
+    rewrite <- H, Rmult_assoc, <- bpow_plus. replace (- k + k)%Z with 0%Z by lia.
+    simpl bpow. ring.
+Qed.
+
+(** The lower end scaled back: [lo <= X] (real) gives
+    [(round trip ? lo2 : pred lo2) <= X 2^k], [lo2 = fl(lo 2^k)]; the upper
+    end dually. *)
+Theorem scaled_back_lower : forall lo X k, format lo -> lo <= X ->
+  (if Req_EM_T (fl (fl (lo * bpow radix2 k) * bpow radix2 (- k))) lo
+   then fl (lo * bpow radix2 k) else pred radix2 fexp (fl (lo * bpow radix2 k))) <= X * bpow radix2 k.
+Proof.
+  intros lo X k Hf H. pose proof (bpow_gt_0 radix2 k).
+  assert (Hs : lo * bpow radix2 k <= X * bpow radix2 k) by (apply Rmult_le_compat_r; lra).
+  destruct (Req_EM_T _ _) as [E|_].
+  - rewrite roundtrip_exact by assumption. exact Hs.
+  - apply step_down. exact Hs.
+Qed.
+
+Theorem scaled_back_upper : forall hi X k, format hi -> X <= hi ->
+  X * bpow radix2 k <=
+  (if Req_EM_T (fl (fl (hi * bpow radix2 k) * bpow radix2 (- k))) hi
+   then fl (hi * bpow radix2 k) else succ radix2 fexp (fl (hi * bpow radix2 k))).
+Proof.
+  intros hi X k Hf H. pose proof (bpow_gt_0 radix2 k).
+  assert (Hs : X * bpow radix2 k <= hi * bpow radix2 k) by (apply Rmult_le_compat_r; lra).
+  destruct (Req_EM_T _ _) as [E|_].
+  - rewrite roundtrip_exact by assumption. exact Hs.
+  - apply step_up. exact Hs.
 Qed.
