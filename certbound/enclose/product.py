@@ -210,26 +210,36 @@ def _enclose_products(As: Sequence[Any], Bs: Sequence[Any], mode: str, norms_21:
     norms: list[arb | None] = [None] * len(As)
     factors: list[tuple[np.ndarray, np.ndarray]] = []
     groups: dict[tuple[tuple[int, int], tuple[int, int]], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    unchecked: set[int] = set()  # float64 factors taken as they are: finiteness still to be checked
     for i, (A, B) in enumerate(zip(As, Bs)):
-        A = as_exact_float64_matrix(A, "A")
-        B = as_exact_float64_matrix(B, "B")
+        A, a_ok = _float64_factor(A, "A")
+        B, b_ok = _float64_factor(B, "B")
+        if not (a_ok and b_ok):
+            unchecked.add(i)
         if A.shape[1] != B.shape[1]:
             raise ValueError(f"inner dimensions differ: A is {A.shape}, B is {B.shape} (W = A @ B.T)")
         factors.append((A, B))
         shape = (A.shape[0], B.shape[0])
         if min(shape) == 0 or A.shape[1] == 0 or not _has_nonzero(A) or not _has_nonzero(B):
+            if i in unchecked:  # (the other factor may hold NaN/Inf)
+                _check_finite([i], factors)
             out[i] = _zero_enclosure(shape)
             continue
         groups.setdefault((A.shape, B.shape), []).append((i, A, B))
+    if mode != "auto":
+        _check_finite(unchecked, factors)
     with single_threaded():  # small products: one BLAS thread (certbound._blas)
         for items in groups.values():
             idx = [t[0] for t in items]
             As_g, Bs_g = [t[1] for t in items], [t[2] for t in items]
             done: list[SingularValueEnclosure | None] = [None] * len(items)
             if mode == "auto":
-                # Lemma 11.2 (Theorem G on R_B AᵀA R_Bᵀ) where it meets the target; Lemma P-G (Gram
+                # Lemma 11.2 (Theorem G on LᵀAᵀAL) where it meets the target; Lemma P-G (Gram
                 # factors, no m×d Q formed) for the others; Lemma P with QR factors for the rest.
-                done, n21 = _certify_stack_theorem_g(As_g, Bs_g, norms_21)
+                done, n21, finite = _certify_stack_theorem_g(As_g, Bs_g, norms_21)
+                # A NaN/Inf entry makes its column's diagonal Gram entry NaN/Inf: only those factors need
+                # the full check (which raises the usual error); the others are finite.
+                _check_finite(unchecked.intersection(i for i, f in zip(idx, finite) if not f), factors)
                 for i, x in zip(idx, n21):
                     norms[i] = x
                 again = [j for j, e in enumerate(done) if e is None]
@@ -248,6 +258,31 @@ def _enclose_products(As: Sequence[Any], Bs: Sequence[Any], mode: str, norms_21:
             for i, enc in zip(idx, done):
                 out[i] = enc
     return out, norms, factors  # type: ignore[return-value]
+
+
+def _float64_factor(F: Any, name: str) -> tuple[np.ndarray, bool]:
+    """``(F as exact float64, checked)``: a C-contiguous 2-D float64 ndarray is taken as it is, unchecked.
+
+    Everything else goes through :func:`~certbound.enclose._input.as_exact_float64_matrix` (conversion
+    and all its checks, ``checked`` True). For an unchecked factor the caller must still reject NaN/Inf
+    entries (:func:`_check_finite`) before any bound on it is returned.
+    """
+    if type(F) is np.ndarray and F.dtype == np.float64 and F.ndim == 2 and F.flags.c_contiguous:
+        return F, False
+    return as_exact_float64_matrix(F, name), True
+
+
+def _check_finite(indices: Any, factors: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Run :func:`~certbound.enclose._input.as_exact_float64_matrix`'s checks on the factors of these products.
+
+    Raises
+    ------
+    ValueError
+        For a NaN/Inf entry, with the message of the unbatched check.
+    """
+    for i in sorted(indices):
+        as_exact_float64_matrix(factors[i][0], "A")
+        as_exact_float64_matrix(factors[i][1], "B")
 
 
 def _has_nonzero(F: np.ndarray) -> bool:
@@ -665,7 +700,7 @@ def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray) -> np.ndarray:
 
 
 def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_21: bool = False
-                             ) -> tuple[list[SingularValueEnclosure | None], list[arb | None]]:
+                             ) -> tuple[list[SingularValueEnclosure | None], list[arb | None], np.ndarray]:
     """Lemma 11.2 (Theorem G for a product) for h same-shaped products; proofs/enclosure.md §11, evaluated as in §10.
 
     σᵢ(ABᵀ)² are the eigenvalues of ``G_A^{1/2} G_B G_A^{1/2}`` (G = FᵀF exactly). With L a float
@@ -690,6 +725,10 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
         §12): the caller takes Lemma P-G (:func:`_certify_stack_gram`) for those.
     norms : list of arb or None
         As :func:`_certify_stack_gram`'s.
+    finite : ndarray (h,) of bool
+        Where every diagonal entry of ``fl(AᵀA)`` and ``fl(BᵀB)`` is finite, which implies that every
+        entry of A and B is (a NaN or ±∞ entry makes its column's sum of squares NaN or +∞); False
+        everywhere when the route did not run (d > min(m, n)).
     """
     h = len(As)
     m, d = As[0].shape
@@ -697,23 +736,26 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     n21: list[arb | None] = [None] * h
     out: list[SingularValueEnclosure | None] = [None] * h
     if d > min(m, n):
-        return out, n21
+        return out, n21, np.zeros(h, dtype=bool)
     SA = np.stack(As)
     SB = np.stack(Bs)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow makes a bound non-finite (the route fails)
         # one SYRK per slice: each entry one rounded dot product of length m or n (Lemma 2.1)
         GA = np.stack([F.T @ F for F in SA])
         GB = np.stack([F.T @ F for F in SB])
+    idx = np.arange(d)
+    finite = np.all(np.isfinite(GA[:, idx, idx]), axis=1) & np.all(np.isfinite(GB[:, idx, idx]), axis=1)
     nKA = _stacked.abs_gram_norm2_upper(np.abs(SA))
     nKB = _stacked.abs_gram_norm2_upper(np.abs(SB))
     L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
+    ok &= finite
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if not np.all(ok):
             M = np.where(ok[:, None, None], M, np.eye(d))  # failed slices: a harmless stand-in for eigh
         try:
             lam, U = np.linalg.eigh(M)  # ascending; reads one triangle (Theorem G needs no symmetry of M̂)
         except np.linalg.LinAlgError:
-            return out, n21
+            return out, n21, finite
         ok &= np.all(np.isfinite(lam), axis=1) & np.all(np.isfinite(U.reshape(h, -1)), axis=1)
         alU = _stacked.gram_deviation_upper(U)  # ≥ ‖UᵀU − I‖₂ (Lemma 3.1)
         e = _stacked.residual_norm_upper(M, U, lam, U)  # ≥ ‖M̂ − UΛUᵀ‖₂ (Lemma 3.2, s = λ)
@@ -744,7 +786,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
                                          SB if every else SB[sel], m)
         for j, ball in zip(sel.tolist(), balls):
             n21[j] = ball
-    return out, n21
+    return out, n21, finite
 
 
 def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.ndarray, m: int, n: int

@@ -94,7 +94,7 @@ def test_theorem_g_route_contains_the_exact_singular_values(ka, kb):
     the slices go to Lemma P-G, which scales; see the public-route test below.)"""
     rng = np.random.default_rng(11)
     As, Bs = _factors(rng, 4, 8, 6, 3, ka, kb)
-    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    encs, _, _ = P._certify_stack_theorem_g(As, Bs)
     for enc, A, B in zip(encs, As, Bs):
         assert enc is not None and enc.certified and enc.mode == "product"
         assert enc.rank.upper == 3 and enc.upper[3] == 0.0
@@ -110,7 +110,7 @@ def test_theorem_g_route_refuses_what_it_cannot_do_well():
     As[0] = As[0] * 2.0**520  # AᵀA overflows
     As[1] = As[1] * 2.0**-1060  # subnormal: the η terms swamp the Gram matrix
     Bs[2][:, 2] = Bs[2][:, 0] + 2.0**-30 * Bs[2][:, 2]  # σ_3/σ_1 ≈ 2⁻³⁰: Theorem G's width grows like (σ₁/σ₃)²
-    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    encs, _, _ = P._certify_stack_theorem_g(As, Bs)
     assert encs[0] is None and encs[1] is None and encs[2] is None and encs[3] is not None
     for enc, A, B in zip(enclose_singular_values_of_products(As, Bs, mode="auto"), As, Bs):
         assert enc.certified
@@ -141,7 +141,7 @@ def test_theorem_g_route_is_valid_for_any_factor_and_any_eigenvectors(bad, monke
     else:
         monkeypatch.setattr(np.linalg, "eigh", eigh)
     As, Bs = _factors(rng, 3, 7, 6, 3)
-    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    encs, _, _ = P._certify_stack_theorem_g(As, Bs)
     for enc, A, B in zip(encs, As, Bs):
         assert enc is not None
         _assert_contains_exactly(enc, A, B)
@@ -155,7 +155,7 @@ def test_public_auto_route_matches_the_stack_route_and_shares_norms():
 
     rng = np.random.default_rng(3)
     As, Bs = _factors(rng, 5, 12, 10, 4)
-    direct, _ = P._certify_stack_theorem_g(As, Bs)
+    direct, _, _ = P._certify_stack_theorem_g(As, Bs)
     encs, norms = P.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
     ref = Q.norm_21_of_products(As, Bs)
     for e, r, x, y in zip(encs, direct, norms, ref):
@@ -226,7 +226,7 @@ def test_route_adds_beta_for_the_core_it_was_given(monkeypatch):
     monkeypatch.setattr(P, "_congruence_core", shifted)
     rng = np.random.default_rng(12)
     As, Bs = _factors(rng, 3, 7, 6, 3)
-    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    encs, _, _ = P._certify_stack_theorem_g(As, Bs)
     for enc, A, B in zip(encs, As, Bs):
         assert enc is not None
         _assert_contains_exactly(enc, A, B)
@@ -250,7 +250,7 @@ def test_float_ends_lie_outside_the_arb_theorem_g_ends(monkeypatch):
     As, Bs = _factors(rng, 2, 7, 6, 3)
     for A in As:
         A[:, 2] = A[:, 0]  # rank 2: σ₃(ABᵀ) = 0
-    encs, _ = P._certify_stack_theorem_g(As, Bs)
+    encs, _, _ = P._certify_stack_theorem_g(As, Bs)
     u = 2.0**-53
     for j, (enc, A, B) in enumerate(zip(encs, As, Bs)):
         assert enc is not None and float(enc.alpha.mid()) > 1e-6
@@ -260,3 +260,26 @@ def test_float_ends_lie_outside_the_arb_theorem_g_ends(monkeypatch):
         hi = np.minimum.accumulate(np.array([float(x.upper()) for x in ref]))
         slack = 2.0**-28 * (hi - lo) + 8 * u * hi  # an Arb hull's radius has a 30-bit mantissa (§12), plus ulps
         assert np.all(enc.lower[:3] <= lo + slack) and np.all(enc.upper[:3] >= hi - slack)
+
+
+@pytest.mark.parametrize("mode", ["auto", "fast"])
+@pytest.mark.parametrize("where", ["A", "B", "A-of-zero-B", "B-of-zero-A", "single"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_factor_entries_are_refused_with_the_usual_error(mode, where, bad):
+    """Float64 factors are taken unchecked and their finiteness read off the Gram diagonals (mode auto): a NaN
+    or ±∞ anywhere must still raise the ValueError of the input check, also next to a zero factor."""
+    rng = np.random.default_rng(0)
+    As, Bs = _factors(rng, 4, 8, 6, 3)
+    j = 2
+    if where == "A-of-zero-B":
+        Bs[j] = np.zeros_like(Bs[j])
+    if where == "B-of-zero-A":
+        As[j] = np.zeros_like(As[j])
+    F = As[j] if where in ("A", "A-of-zero-B", "single") else Bs[j]
+    F[5 % F.shape[0], 1] = bad
+    name = "A" if F is As[j] else "B"
+    with pytest.raises(ValueError, match=f"^{name}: matrix has 1 NaN/Inf entries"):
+        if where == "single":
+            P.enclose_singular_values_of_product(As[j], Bs[j], mode=mode)
+        else:
+            enclose_singular_values_of_products(As, Bs, mode=mode)
