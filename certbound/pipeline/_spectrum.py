@@ -163,7 +163,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
                             include_sigma: bool = True) -> list[dict[str, Any]]:
     """:func:`certify_theory_matrix` of each matrix, in order; the heads of a layer certified as one batch.
 
-    Consecutive per-head products of the same layer and type go through
+    Consecutive per-head products of the same layer (QK and VO together) go through
     :func:`certbound.enclose.product.enclose_singular_values_of_products`
     (stacked QRs, batched core SVDs, stacked bounds: proofs/enclosure.md
     §10); each record is the one :func:`certify_theory_matrix` gives.
@@ -196,6 +196,7 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     out: list[dict[str, Any]] = []
     heads: list[tuple[Any, Any, Any, list[str]]] = []
     norms_21_by_id: dict[int, Any] = {}  # ‖·‖_{2,1} of heads, by id of the matrix, from enclose_theory_matrices
+    held = [0]  # factor bytes in `heads` (a running sum: no pass over the batch per head)
 
     def flush() -> None:
         # ‖·‖_{2,1} of a batch of heads at once (norm_21_of_products; batches as
@@ -218,18 +219,20 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
         out.extend(_record(m, enc, facs, msgs, ps, include_sigma, n21)
                    for (m, enc, facs, msgs), n21 in zip(heads, n21s))
         heads.clear()
+        held[0] = 0
 
     # One BLAS thread for the small products and norms (the kernel raises it for big SVDs); the float
     # environment checked once for every record's float evaluations (Lemmas 8.2, 8.3), not once per record.
     with single_threaded(), float_model_scope():
         for m, enc, facs, msgs in enclose_theory_matrices(ms, mode, norms_21=norms_21_by_id):
-            if heads and (facs is None or (heads[0][0].layer, heads[0][0].type) != (m.layer, m.type)
-                          or sum(factor_bytes(h[0]) for h in heads) + factor_bytes(m) > HEAD_BATCH_BYTES):
+            size = factor_bytes(m) if facs is not None else 0
+            if heads and (facs is None or heads[0][0].layer != m.layer or held[0] + size > HEAD_BATCH_BYTES):
                 flush()
             if facs is None:
                 out.append(_record(m, enc, facs, msgs, ps, include_sigma))
             else:
                 heads.append((m, enc, facs, msgs))
+                held[0] += size
         flush()
     return out
 
@@ -242,7 +245,7 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
     same stored data as an earlier one) is passed through with enclosure
     ``None`` instead of being certified again.
 
-    Consecutive per-head products of one layer and type are certified as one
+    Consecutive per-head products of one layer (its QK and VO heads together) are certified as one
     batch of at most :data:`~certbound.pipeline._streaming.HEAD_BATCH_BYTES`
     of factors (only they are buffered: dense matrices are certified as they
     come, so memory stays at one batch of head factors). If a batch raises a
@@ -272,10 +275,12 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
         products) or None, and the messages of the warnings raised for it.
     """
     pending: list[Any] = []
+    held = [0]  # factor bytes in `pending` (a running sum)
 
     def flush() -> Iterator[tuple[Any, Any, Any, list[str]]]:
         batch = list(pending)
         pending.clear()
+        held[0] = 0
         if not batch:
             return
         facs = [tuple(as_exact_float64_matrix(f, n) for f, n in zip(m.factors, "AB")) for m in batch]
@@ -304,10 +309,11 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
             yield m, None, None, []
             continue
         if m.factors is not None:
-            if pending and ((pending[0].layer, pending[0].type) != (m.layer, m.type)
-                            or sum(factor_bytes(p) for p in pending) + factor_bytes(m) > HEAD_BATCH_BYTES):
+            size = factor_bytes(m)
+            if pending and (pending[0].layer != m.layer or held[0] + size > HEAD_BATCH_BYTES):
                 yield from flush()
             pending.append(m)
+            held[0] += size
             continue
         yield from flush()
         with warnings.catch_warnings(record=True) as caught:

@@ -78,7 +78,8 @@ _STORE_FORMAT = "certbound-spectrum-records"
 #: matrix_sha256 hashes a matrix in blocks of about this many bytes.
 _HASH_BLOCK_BYTES = 1 << 21
 
-#: Per-head products of one layer and type are certified in batches whose
+#: Per-head products of one layer (QK and VO together: the kernel's small d×d work pays per call) are
+#: certified in batches whose
 #: factors hold at most about this many bytes (float64): the stacked kernel's
 #: workspace is a few times its batch (proofs/enclosure.md §10), so a 7B
 #: layer's 32 heads (8 MiB of factors each) go in batches of 8, a GPT-2
@@ -467,14 +468,16 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
     ck, layout = opened if opened is not None else _opened(source)
     known = dict(task.known)
     # A certifier with ``.many`` gets consecutive per-head products of one
-    # layer and type as one batch (proofs/enclosure.md §10); only their small
+    # layer as one batch (proofs/enclosure.md §10); only their small
     # factors are buffered, dense matrices are certified as they come.
     many = getattr(certify, "many", None)
     pending: list[tuple[Any, MatrixKey, str]] = []
+    held = [0]  # factor bytes in `pending` (a running sum)
 
     def flush() -> Iterator[MatrixOutcome]:
         batch = list(pending)
         pending.clear()
+        held[0] = 0
         keys = [(b[1], b[2]) for b in batch]
         if batch:
             recs = many([b[0] for b in batch])  # type: ignore[misc]
@@ -498,10 +501,11 @@ def iter_task(source: ModelSource, task: MatrixTask, certify: Callable[[Any], di
             yield from flush()
             yield MatrixOutcome(key, sha, None)
         elif many is not None and m.factors is not None:
-            if pending and ((pending[0][0].layer, pending[0][0].type) != (m.layer, m.type)
-                            or sum(factor_bytes(p[0]) for p in pending) + factor_bytes(m) > HEAD_BATCH_BYTES):
+            size = factor_bytes(m)
+            if pending and (pending[0][0].layer != m.layer or held[0] + size > HEAD_BATCH_BYTES):
                 yield from flush()
             pending.append((m, key, sha))
+            held[0] += size
         else:
             yield from flush()
             rec = certify(m)
