@@ -40,6 +40,7 @@ __all__ = [
     "residual_norm_bound",
     "symmetric_residual_norm_bound",
     "tridiagonal_residual_norm_bound",
+    "tridiagonal_abs_matvec_upper",
     "symmetric_residual_block_columns",
     "syrk_rows_upper",
     "mirror_upper",
@@ -318,7 +319,8 @@ def mirror_upper(G: np.ndarray) -> None:
             G[b:, a:b] = G[a:b, b:].T
 
 
-def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool = False) -> arb:
+def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool = False,
+                         absX: np.ndarray | None = None) -> arb:
     """Ball whose upper end bounds ``‖XᵀX − I‖₂`` for a float m×r matrix X.
 
     ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ|X|ᵀ|X| + 4mη`` entrywise, γ = γ_m,
@@ -343,6 +345,9 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
         ``dsyrk`` on a contiguous copy of each chunk, :func:`syrk_rows_upper`)
         and mirror once at the end: the same entrywise floats model, fewer
         passes (the Gram route, ``certify_gram``). Default: numpy's SYRK per chunk.
+    absX : (m, r) float64 array, optional
+        ``|X|`` if the caller has it: the chain ``|X|ᵀ(|X|𝟙)`` is then taken from it
+        (the same bound, Lemma 2.2, with whole-matrix products instead of chunk sums).
 
     Returns
     -------
@@ -361,6 +366,11 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
     k = chunked_gamma_length(m, chunk)
     G = Gc = None
     w = np.zeros(r)  # running sum of |X_c|ᵀ v_c: fl(|X|ᵀ v), an m-term sum by some tree
+    if absX is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            G = _gram_columns_upper_triangle(X, chunk, None) if triangle else _gram_chunk_sum(X, chunk)
+            w = absX.T @ _inflate(absX.sum(axis=1), r)  # fl(|X|ᵀv), v ≥ |X|𝟙: an m-term sum by some tree
+        return _gram_deviation_finish(G, w, m, r, k)
     if triangle:
         G = _gram_columns_upper_triangle(X, chunk, w)
         return _gram_deviation_finish(G, w, m, r, k)
@@ -379,7 +389,22 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
     return _gram_deviation_finish(G, w, m, r, k)
 
 
-def _gram_columns_upper_triangle(X: np.ndarray, chunk: int, w: np.ndarray) -> np.ndarray:
+def _gram_chunk_sum(X: np.ndarray, chunk: int) -> np.ndarray:
+    """fl(XᵀX) as the running sum of numpy SYRKs of the row chunks (Lemma 3.1's floats)."""
+    G = Gc = None
+    m = X.shape[0]
+    for a, b in _row_chunks(m, chunk):
+        Xc = X[a:b]
+        if G is None:
+            G = Xc.T @ Xc
+            Gc = np.empty_like(G) if m > b else None
+        else:
+            Gc = np.matmul(Xc.T, Xc, out=Gc)
+            G += Gc
+    return G
+
+
+def _gram_columns_upper_triangle(X: np.ndarray, chunk: int, w: np.ndarray | None) -> np.ndarray:
     """fl(XᵀX) as the running sum of the upper triangles of row-chunk SYRKs, mirrored; adds fl(|X|ᵀv) to w.
 
     Lemma 3.1's floats: each entry (i ≤ j) is the running sum over the row chunks
@@ -399,9 +424,10 @@ def _gram_columns_upper_triangle(X: np.ndarray, chunk: int, w: np.ndarray) -> np
             else:
                 Gc = syrk_rows_upper(buf, out=Gc if Gc is not None else np.zeros((r, r), order="F"))
                 G += Gc  # running sum: one rounded addition per entry and chunk
-            aXcT = np.abs(buf, out=buf)  # |X_c|ᵀ, in place
-            v = _inflate(aXcT.sum(axis=0), r)  # ≥ the exact row sums |X_c|𝟙 (Lemma 2.2)
-            w += aXcT @ v
+            if w is not None:
+                aXcT = np.abs(buf, out=buf)  # |X_c|ᵀ, in place
+                v = _inflate(aXcT.sum(axis=0), r)  # ≥ the exact row sums |X_c|𝟙 (Lemma 2.2)
+                w += aXcT @ v
         mirror_upper(G)
     return G
 
@@ -708,7 +734,7 @@ def symmetric_residual_norm_bound(
 
 def tridiagonal_residual_norm_bound(
     G: np.ndarray, Q: np.ndarray, d: np.ndarray, e: np.ndarray, chunk: int | None = None,
-    symmetric: bool = False,
+    symmetric: bool = False, absQ: np.ndarray | None = None,
 ) -> arb:
     """Ball whose upper end bounds ``‖G − Q T Qᵀ‖₂``, T = tridiag(e, d, e), for an exactly symmetric float G (Lemma 3.4-T).
 
@@ -734,6 +760,8 @@ def tridiagonal_residual_norm_bound(
         Inner chunk length b (default :data:`CHUNK`; chunked when m > 2b).
     symmetric : bool
         The caller guarantees G == Gᵀ exactly: skip the check.
+    absQ : (m, m) float64 array, optional
+        ``|Q|`` if the caller has it (exact: absolute values of floats).
 
     Returns
     -------
@@ -762,20 +790,21 @@ def tridiagonal_residual_norm_bound(
     ad, ae = np.abs(d), np.abs(e)
 
     def middle(v: np.ndarray) -> np.ndarray:
-        # ≥ |T|v: each entry a rounded sum of ≤ 3 rounded nonnegative products (Lemma 2.2, k = 3).
-        t = ad * v
-        t[:-1] += ae * v[1:]
-        t[1:] += ae * v[:-1]
-        return _inflate(t, 3)
+        return tridiagonal_abs_matvec_upper(ad, ae, v)
+
+    def v_columns(j0: int, j1: int) -> np.ndarray:
+        # V_J = (rows J of Y)ᵀ, Y = fl(QT): y_il = fl(fl(fl(q_il d_l) + fl(q_{i,l−1} e_{l−1})) + fl(q_{i,l+1} e_l)),
+        # formed per block (w×m, in cache): the same floats as a whole Y.
+        QJ = Q[j0:j1]
+        YJ = QJ * d
+        YJ[:, 1:] += QJ[:, :-1] * e
+        YJ[:, :-1] += QJ[:, 1:] * e
+        return YJ.T
 
     with np.errstate(over="ignore", invalid="ignore"):
-        # Y = fl(QT): column l is fl(fl(fl(q_l d_l) + fl(q_{l−1} e_{l−1})) + fl(q_{l+1} e_l)).
-        Y = Q * d
-        Y[:, 1:] += Q[:, :-1] * e
-        Y[:, :-1] += Q[:, 1:] * e
-        rowQ, rho_N = _abs_sandwich_rho(Q, middle)
-        blocks = _symmetric_residual_blocks(G, Q, lambda j0, j1: Y[j0:j1].T, inner)
-        del Y
+        aQ = np.abs(Q) if absQ is None else absQ
+        rowQ, rho_N = _abs_sandwich_rho(aQ, middle, absolute=True)
+        blocks = _symmetric_residual_blocks(G, Q, v_columns, inner)
     if blocks is None:
         return arb.pos_inf()
     ss_final, ss_inter, n1_R, ninf_R = blocks
@@ -790,14 +819,35 @@ def tridiagonal_residual_norm_bound(
                                       gamma(b + 3) * rho_N)
 
 
-def _abs_sandwich_rho(U: np.ndarray, middle) -> tuple[np.ndarray, arb]:
+def tridiagonal_abs_matvec_upper(ad: np.ndarray, ae: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Floats ≥ |T|v entrywise for T = tridiag(e, d, e), given ``ad = |d|``, ``ae = |e|`` and a float v ≥ 0.
+
+    Each entry is a rounded sum of ≤ 3 rounded nonnegative products, so
+    ``_inflate(·, 3)`` bounds it (Lemma 2.2 with k = 3, any order; Lemma 3.4-T).
+
+    >>> tridiagonal_abs_matvec_upper(np.array([1.0, 2.0]), np.array([3.0]), np.array([1.0, 1.0])).tolist() >= [4.0, 5.0]
+    True
+    """
+    t = ad * v
+    t[:-1] += ae * v[1:]
+    t[1:] += ae * v[:-1]
+    return _inflate(t, 3)
+
+
+def _abs_sandwich_rho(U: np.ndarray, middle, absolute: bool = False) -> tuple[np.ndarray, arb]:
     """Row sums of |U| and a ball bounding ρ(|U| M |U|ᵀ) for a nonnegative symmetric M given by ``middle``.
 
     ``middle(v)`` must return floats ≥ M v for float v ≥ 0 (M = |Λ| or |T|).
     First z₁ ≥ N𝟙 = |U|·middle(|U|ᵀ𝟙), then one Collatz–Wielandt step
     (:func:`_collatz_wielandt_step`); all chains upward (Lemma 2.2, monotonicity).
+    ``absolute=True``: U is already |U| (one array for every product, no chunked copies).
     """
     m, r = U.shape
+    if absolute:
+        rowU = U.sum(axis=1)
+        t = middle(_inflate(U.sum(axis=0), m))  # ≥ M|U|ᵀ𝟙
+        z1 = _inflate(U @ t, r)  # ≥ N𝟙 (N = |U| M |U|ᵀ, symmetric)
+        return rowU, _collatz_wielandt_step(U, middle, z1, absolute=True)
     cU = np.zeros(r)
     rowU = np.empty(m)
     for a, b in _row_chunks(m):
@@ -854,7 +904,7 @@ def _symmetric_residual_blocks(G: np.ndarray, U: np.ndarray, v_columns, inner: l
     return float(ss_final), ss_inter, n1_R, ninf_R
 
 
-def _collatz_wielandt_step(U: np.ndarray, middle, z1: np.ndarray) -> arb:
+def _collatz_wielandt_step(U: np.ndarray, middle, z1: np.ndarray, absolute: bool = False) -> arb:
     """Ball whose upper end bounds ‖N‖₂ = ρ(N), N = |U| M |U|ᵀ (M ≥ 0 symmetric), given floats z1 ≥ N𝟙.
 
     ``middle(v)`` returns floats ≥ Mv for float v ≥ 0 (M = |Λ|: ``_inflate(d ⊙ v, 1)``;
@@ -862,21 +912,24 @@ def _collatz_wielandt_step(U: np.ndarray, middle, z1: np.ndarray) -> arb:
     (N symmetric nonnegative: ρ(N) ≤ maxᵢ (Nx)ᵢ/xᵢ for every x > 0) with x = 𝟙
     and x = z1 (> 0: `_inflate` adds a positive constant); z2 ≥ N·z1 by the chain
     ``_inflate(|U| middle(_inflate(|U|ᵀz1, m)), r)`` (Lemma 2.2 with monotonicity),
-    over row chunks of U. Each quotient is bounded by ``(fl(z2ᵢ/xᵢ) + η/2)/(1 − u)``;
+    over row chunks of U (``absolute=True``: U is already |U|, used whole). Each quotient is bounded by ``(fl(z2ᵢ/xᵢ) + η/2)/(1 − u)``;
     the smaller bound is returned (+∞ if neither is finite). Proof:
     proofs/enclosure.md §3, Lemma 3.4.
     """
     m, r = U.shape
     best = arb.pos_inf()
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        y = np.zeros(r)
-        for a, b in _row_chunks(m):
-            y += np.abs(U[a:b]).T @ z1[a:b]
-        t2 = middle(_inflate(y, m))  # ≥ M|U|ᵀz1
-        z2 = np.empty(m)
-        for a, b in _row_chunks(m):
-            z2[a:b] = np.abs(U[a:b]) @ t2
-        z2 = _inflate(z2, r)  # ≥ N z1
+        if absolute:
+            z2 = _inflate(U @ middle(_inflate(U.T @ z1, m)), r)  # ≥ N z1
+        else:
+            y = np.zeros(r)
+            for a, b in _row_chunks(m):
+                y += np.abs(U[a:b]).T @ z1[a:b]
+            t2 = middle(_inflate(y, m))  # ≥ M|U|ᵀz1
+            z2 = np.empty(m)
+            for a, b in _row_chunks(m):
+                z2[a:b] = np.abs(U[a:b]) @ t2
+            z2 = _inflate(z2, r)  # ≥ N z1
         for r_ in (float(np.max(z1)), float(np.max(z2 / z1))):
             if np.isfinite(r_):
                 with working_precision():

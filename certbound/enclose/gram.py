@@ -657,11 +657,13 @@ def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple
     if tri is None:
         return None
     Q, d, e = tri
-    e_res = fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=TRIDIAGONAL_RESIDUAL_CHUNK, symmetric=True)
+    aQ = np.abs(Q)  # |Q̂| once, for both a-priori chains (exact)
+    e_res = fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=TRIDIAGONAL_RESIDUAL_CHUNK, symmetric=True,
+                                                    absQ=aQ)
     if not e_res.upper().is_finite():
         return None
-    alpha = fperror.gram_deviation_bound(Q, chunk=ALPHA_CHUNK, triangle=m > 512)
-    del Q
+    alpha = fperror.gram_deviation_bound(Q, chunk=ALPHA_CHUNK, triangle=m > 512, absX=aQ)
+    del Q, aQ
     with working_precision():
         if not alpha.upper() < 1:
             return None

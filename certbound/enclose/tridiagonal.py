@@ -45,9 +45,10 @@ MIN_NORMAL = 2.0**-1022
 _ETA = 2.0**-1074
 _U = 2.0**-53
 
-#: The Sturm recurrence keeps its k × (shifts) pivots and quotients for the
-#: vectorised guard checks; shifts are processed in batches of at most this many entries.
+#: The Sturm recurrence keeps k × (shifts) signs (and, on the guarded path, pivots and quotients)
+#: for the vectorised checks; shifts are processed in batches of at most this many entries.
 SHIFT_BATCH_ENTRIES = 1 << 21
+
 
 def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Float Q̂, d, e with ``G ≈ Q̂ tridiag(e, d, e) Q̂ᵀ`` (LAPACK ``dsytrd`` + ``dorgqr``); None on failure.
@@ -176,45 +177,37 @@ _TAU = 2.0**-400
 def _sturm_normalised(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The recurrence with the normalised guard min |qᵢ| ≥ 2⁻⁴⁰⁰ (vectors only: in cache)."""
     k, w = d.size, mu.size
-    with np.errstate(all="ignore"):
-        return _sturm_normalised_loop(d, s, mu, k, w)
-
-
-def _sturm_normalised_loop(d, s, mu, k, w):
-    q = np.subtract(d[0], mu)
     r = np.empty(w)
-    a = np.abs(q)
-    low = a.copy()  # running min |qᵢ| (NaN propagates, and fails the test)
     neg = np.empty((k, w), dtype=bool)  # signs, counted once at the end
-    np.less(q, 0, out=neg[0])
-    for i in range(1, k):
-        np.divide(s[i - 1], q, out=r)  # fl(sᵢ₋₁/qᵢ₋₁)
-        np.subtract(d[i], mu, out=q)  # fl(dᵢ − μ)
-        np.subtract(q, r, out=q)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
-        np.less(q, 0, out=neg[i])
-        np.abs(q, out=a)
-        np.minimum(low, a, out=low)
+    with np.errstate(all="ignore"):
+        q = np.subtract(d[0], mu)
+        a = np.abs(q)
+        low = a.copy()  # running min |qᵢ| (NaN propagates, and fails the test)
+        np.less(q, 0, out=neg[0])
+        for i in range(1, k):
+            np.divide(s[i - 1], q, out=r)  # fl(sᵢ₋₁/qᵢ₋₁)
+            np.subtract(d[i], mu, out=q)  # fl(dᵢ − μ)
+            np.subtract(q, r, out=q)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+            np.less(q, 0, out=neg[i])
+            np.abs(q, out=a)
+            np.minimum(low, a, out=low)
     return np.count_nonzero(neg, axis=0), low >= _TAU
 
 
 def _sturm_guarded(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The recurrence with each guard of Lemma S checked as stated (any float data)."""
     k, w = d.size, mu.size
-    with np.errstate(all="ignore"):
-        return _sturm_guarded_loop(d, s, mu, k, w)
-
-
-def _sturm_guarded_loop(d, s, mu, k, w):
     Q = np.empty((k, w))
     R = np.empty((max(k - 1, 1), w))
-    np.subtract(d[0], mu, out=Q[0])
-    for i in range(1, k):
-        np.divide(s[i - 1], Q[i - 1], out=R[i - 1])  # fl(sᵢ₋₁/qᵢ₋₁)
-        np.subtract(d[i], mu, out=Q[i])  # fl(dᵢ − μ)
-        np.subtract(Q[i], R[i - 1], out=Q[i])  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
-    ok = np.all(np.isfinite(Q) & (Q != 0), axis=0)
-    if k > 1:
-        ok &= np.all((np.abs(R[: k - 1]) > MIN_NORMAL) | (s == 0)[:, None], axis=0)
+    with np.errstate(all="ignore"):
+        np.subtract(d[0], mu, out=Q[0])
+        for i in range(1, k):
+            np.divide(s[i - 1], Q[i - 1], out=R[i - 1])  # fl(sᵢ₋₁/qᵢ₋₁)
+            np.subtract(d[i], mu, out=Q[i])  # fl(dᵢ − μ)
+            np.subtract(Q[i], R[i - 1], out=Q[i])  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+        ok = np.all(np.isfinite(Q) & (Q != 0), axis=0)
+        if k > 1:
+            ok &= np.all((np.abs(R[: k - 1]) > MIN_NORMAL) | (s == 0)[:, None], axis=0)
     return np.count_nonzero(Q < 0, axis=0), ok
 
 

@@ -228,6 +228,49 @@ def test_eigenvalue_bounds_against_exact_counts(case, spread):
         assert float(np.max(hi - lo)) <= 1e-10 * scale + 2.0**-1060  # tight, not just valid
 
 
+def test_eigenvalue_bounds_with_shifts_at_the_eigenvalues_need_rho():
+    """Shifts placed (almost) at the exact eigenvalues: there the float counts are those of T̄(μ), whose
+    eigenvalues differ from T's by up to ρ — only the ±ρ of Corollary S keeps the ends valid."""
+    rng = np.random.default_rng(12)
+    for trial in range(6):
+        k = 12
+        d, e = rng.uniform(-1.9, 1.9, k), rng.uniform(-1.9, 1.9, k - 1)
+        import mpmath
+
+        mpmath.mp.prec = 300
+        A = mpmath.matrix(k)
+        for i in range(k):
+            A[i, i] = d[i]
+        for i in range(k - 1):
+            A[i, i + 1] = A[i + 1, i] = e[i]
+        exact = sorted(float(x) for x in mpmath.eigsy(A, eigvals_only=True))
+        rho = tri.sturm_perturbation(e)
+        # spread = −(2ρ + 8 ulp): both shifts of each pair at (about) the float next to the eigenvalue
+        spread = -(2 * rho + 8 * float(np.spacing(2.0)))
+        lo, hi = tri.tridiagonal_eigenvalue_bounds(d, e, approx=np.array(exact), spread=spread)
+        for j in range(k):
+            assert eigenvalue_in(d, e, j, _fr(lo[j]), _fr(hi[j])), (trial, j)
+
+
+@pytest.mark.parametrize("t", [1e-200, 3e-310, 2.0**-301])
+def test_eigenvalue_bounds_keep_the_zeroed_off_diagonals(t):
+    """[[1, t], [t, 1]] has eigenvalues 1 ± t: zeroing t (below 2⁻³⁰⁰) needs its Weyl term 2t."""
+    for d, e in ((np.ones(2), np.array([t])), (np.ones(3), np.array([t, -t])), (np.array([1.0, 0.5]), np.array([t]))):
+        lo, hi = tri.tridiagonal_eigenvalue_bounds(d, e)
+        for j in range(d.size):
+            assert eigenvalue_in(d, e, j, _fr(lo[j]), _fr(hi[j])), (t, d, j)
+
+
+def test_eigenvalue_bounds_when_scaling_down_rounds_an_entry():
+    """max|T| = 2¹⁰⁰⁰ brings x ≈ 2⁻⁶⁰ to ≈ 2⁻¹⁰⁵⁹ (subnormal): fl(2^t x) ≠ 2^t x, and 3η covers it."""
+    x = 1.5 * 2.0**-60 * (1 + 2.0**-50)
+    for e in (np.zeros(1), np.array([2.0**-200])):
+        d = np.array([2.0**1000, x])
+        lo, hi = tri.tridiagonal_eigenvalue_bounds(d, e)
+        for j in range(2):
+            assert eigenvalue_in(d, e, j, _fr(lo[j]), _fr(hi[j])), (e, j)
+
+
 def test_eigenvalue_bounds_with_wrong_approximations():
     """The shifts may come from anywhere (here: a wrong λ̂): the enclosures stay valid, only wider."""
     rng = np.random.default_rng(11)
@@ -315,6 +358,35 @@ def test_tridiagonal_residual_covers_the_rounding_of_an_exact_similarity(monkeyp
     for chunk in (1, 2, 6):
         B = upper_fraction(fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=chunk))
         assert ex.symmetric_norm_at_most(_tri_residual_exact(G, Q, d, e), B)
+
+
+@pytest.mark.parametrize("chunk", [1, 2])
+def test_tridiagonal_residual_zero_computed_residual_needs_the_apriori_term(monkeypatch, chunk):
+    """fl(1 + 2⁻⁶⁰) = 1 in Y = fl(Q̂T) and in the GEMM, so R̂ = 0 while R = −2⁻⁵⁹𝟙𝟙ᵀ (‖R‖₂ = 2⁻⁵⁸)."""
+    a = 2.0**-60
+    Q = np.array([[1.0, a], [1.0, a]])
+    d, e = np.array([1.0, 0.0]), np.array([1.0])  # T = [[1, 1], [1, 0]]
+    G = np.ones((2, 2))
+    monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda mm: 1)
+    B = upper_fraction(fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=chunk))
+    assert ex.symmetric_norm_at_most(_tri_residual_exact(G, Q, d, e), B)
+    assert B >= Fraction(1, 2**58)
+
+
+def test_tridiagonal_abs_matvec_upper_against_fractions():
+    rng = np.random.default_rng(13)
+    for k in (1, 2, 3, 9):
+        ad = np.abs(rng.standard_normal(k)) * 2.0 ** rng.integers(-1074, 300, k)
+        ae = np.abs(rng.standard_normal(k - 1)) * 2.0 ** rng.integers(-1074, 300, max(k - 1, 0))
+        v = np.abs(rng.standard_normal(k)) * 2.0 ** rng.integers(-1074, 300, k)
+        out = fperror.tridiagonal_abs_matvec_upper(ad, ae, v)
+        for i in range(k):
+            exact = _fr(ad[i]) * _fr(v[i])
+            if i > 0:
+                exact += _fr(ae[i - 1]) * _fr(v[i - 1])
+            if i < k - 1:
+                exact += _fr(ae[i]) * _fr(v[i + 1])
+            assert _fr(out[i]) >= exact, (k, i)
 
 
 def test_tridiagonal_residual_input_checks():
