@@ -228,28 +228,35 @@ def test_eigenvalue_bounds_against_exact_counts(case, spread):
         assert float(np.max(hi - lo)) <= 1e-10 * scale + 2.0**-1060  # tight, not just valid
 
 
-def test_eigenvalue_bounds_with_shifts_at_the_eigenvalues_need_rho():
-    """Shifts placed (almost) at the exact eigenvalues: there the float counts are those of T̄(μ), whose
-    eigenvalues differ from T's by up to ρ — only the ±ρ of Corollary S keeps the ends valid."""
+def test_eigenvalue_bounds_with_shifts_at_the_eigenvalues_need_rho(monkeypatch):
+    """Extra shifts at the floats nearest the exact eigenvalues: there the float counts are those of T̄(μ),
+    whose eigenvalues differ from T's by up to ρ (about a fifth of them fall on the other side) — only the
+    ±ρ of Corollary S keeps the ends valid."""
+    import mpmath
+
     rng = np.random.default_rng(12)
-    for trial in range(6):
+    mpmath.mp.prec = 300
+    original = tri._valid_counts
+    wrong_side = 0
+    for trial in range(8):
         k = 12
         d, e = rng.uniform(-1.9, 1.9, k), rng.uniform(-1.9, 1.9, k - 1)
-        import mpmath
-
-        mpmath.mp.prec = 300
+        d[0] = 1.5  # max|T| in [1, 2): T is used unscaled
         A = mpmath.matrix(k)
         for i in range(k):
             A[i, i] = d[i]
         for i in range(k - 1):
             A[i, i + 1] = A[i + 1, i] = e[i]
-        exact = sorted(float(x) for x in mpmath.eigsy(A, eigvals_only=True))
-        rho = tri.sturm_perturbation(e)
-        # spread = −(2ρ + 8 ulp): both shifts of each pair at (about) the float next to the eigenvalue
-        spread = -(2 * rho + 8 * float(np.spacing(2.0)))
-        lo, hi = tri.tridiagonal_eigenvalue_bounds(d, e, approx=np.array(exact), spread=spread)
+        exact = np.array(sorted(float(x) for x in mpmath.eigsy(A, eigvals_only=True)))
+        counts, valid = tri.sturm_counts(d, e, exact)
+        wrong_side += sum(int(v and c != exact_count_below(d, e, x)) for x, c, v in zip(exact, counts, valid))
+        monkeypatch.setattr(tri, "_valid_counts", lambda dd, ee, mus, glo, ghi: original(
+            dd, ee, np.concatenate([mus, exact]), glo, ghi))
+        lo, hi = tri.tridiagonal_eigenvalue_bounds(d, e)
+        monkeypatch.setattr(tri, "_valid_counts", original)
         for j in range(k):
             assert eigenvalue_in(d, e, j, _fr(lo[j]), _fr(hi[j])), (trial, j)
+    assert wrong_side >= 5  # the test does exercise counts of T̄ that differ from T's
 
 
 @pytest.mark.parametrize("t", [1e-200, 3e-310, 2.0**-301])
