@@ -786,12 +786,12 @@ def _certify_auto(
 
 
 def _certify_matrix(
-    A: np.ndarray, mode: str, owned: bool
+    A: np.ndarray, mode: str, owned: bool, amax: float | None = None
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Scale A (in place if ``owned``) and certify it; modes ``gram``/``auto`` try Theorem G on A itself first.
 
-    Theorem G needs no scaling when A's largest entry is in
-    :func:`certbound.enclose.gram.unscaled_gram_ok`'s range
+    Theorem G needs no scaling when A's largest entry (``amax`` if the caller
+    has it) is in :func:`certbound.enclose.gram.unscaled_gram_ok`'s range
     (proofs/enclosure-gram.md §3): then no scaled copy of A is made unless the
     fast chain has to run after all.
     """
@@ -799,7 +799,7 @@ def _certify_matrix(
     if mode in ("gram", "auto"):
         from certbound.enclose import gram  # lazy: gram imports this module
 
-        if gram.unscaled_gram_ok(A):
+        if gram.unscaled_gram_ok(A, amax):
             res_g = gram.certify_gram(A, arb(0), 0)
             if res_g is not None and (mode == "gram" or meets_width_target(res_g[0])):
                 return res_g
@@ -869,7 +869,9 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     A = op.array
     shape = (int(A.shape[1]), int(A.shape[0])) if op.transposed else (int(A.shape[0]), int(A.shape[1]))
     k = min(shape)
-    if k == 0 or not np.any(A):
+    # max|a| once (two SIMD reductions, cheaper than np.any): the zero test here, the unscaled test of modes gram/auto.
+    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0
+    if k == 0 or amax == 0:
         return _zero_enclosure(shape)
     rank_upper = k
     if exact_rank:
@@ -879,7 +881,7 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
     # BLAS threads chosen per matrix (certbound._blas): one unless it is large.
     # The Gram route (modes gram/auto) stays single-threaded up to large matrices (certbound._blas).
     with blas_threads(threads_for_gram(*shape) if mode in ("gram", "auto") else threads_for(*shape)):
-        res = _certify_matrix(A, mode, op.owned)
+        res = _certify_matrix(A, mode, op.owned, amax)
     if res is None:
         return trivial_enclosure(shape, "no SVD driver or mode produced a valid certificate", rank_upper)
     sigma, alpha, beta, e, used = res
