@@ -859,3 +859,86 @@ Proof.
     apply mv_ext; [reflexivity|]. intros l _. unfold mv, mtr, AD, mabs.
     rewrite <- rsum_scal. apply rsum_ext. intros; ring.
 Qed.
+
+(** ** Symmetric tridiagonal perturbations ([tridiagonal_eigenvalue_bounds]
+    steps 1-2: an inexactly scaled [T], zeroed tiny off-diagonals): a
+    symmetric [M] with [M i j = 0] for [|i - j| > 1], [|M i i| <= al] and
+    [|M i (i+1)| <= be] has [||M||_2 <= al + 2 be] (row sums, F4). *)
+Lemma rsum_point : forall n k c, rsum n (fun j => if Nat.eq_dec j k then c else 0) = if lt_dec k n then c else 0.
+Proof.
+  induction n as [|n IH]; intros k c; simpl.
+  - destruct (lt_dec k 0); [lia|reflexivity].
+  - rewrite IH. destruct (Nat.eq_dec n k) as [->|Hne].
+    + destruct (lt_dec k k); [lia|]. destruct (lt_dec k (S k)); [ring|lia].
+    + destruct (lt_dec k n), (lt_dec k (S n)); try lia; ring.
+Qed.
+
+Lemma rsum_point_le : forall n k c, 0 <= c -> rsum n (fun j => if Nat.eq_dec j k then c else 0) <= c.
+Proof. intros n k c Hc. rewrite rsum_point. destruct (lt_dec k n); lra. Qed.
+
+Theorem tridiag_opbound : forall n (M : nat -> nat -> R) al be,
+  0 <= al -> 0 <= be ->
+  (forall i j, (i < n)%nat -> (j < n)%nat -> M i j = M j i) ->
+  (forall i j, (i < n)%nat -> (j < n)%nat -> (S i < j)%nat -> M i j = 0) ->
+  (forall i, (i < n)%nat -> Rabs (M i i) <= al) ->
+  (forall i, (S i < n)%nat -> Rabs (M i (S i)) <= be) ->
+  opbound n n M (al + 2 * be).
+Proof.
+  intros n M al be Hal Hbe Hs Hz Hd Ho.
+  assert (Hrow : forall i, (i < n)%nat -> rsum n (fun j => Rabs (M i j)) <= al + 2 * be).
+  { intros i Hi.
+    apply Rle_trans with (rsum n (fun j => (if Nat.eq_dec j i then al else 0)
+                                       + ((if Nat.eq_dec j (S i) then be else 0)
+                                          + (if Nat.eq_dec (S j) i then be else 0)))).
+    - apply rsum_le. intros j Hj.
+      destruct (Nat.eq_dec j i) as [->|H1]; [destruct (Nat.eq_dec i (S i)); [lia|];
+        destruct (Nat.eq_dec (S i) i); [lia|]; pose proof (Hd i Hi); lra|].
+      destruct (Nat.eq_dec j (S i)) as [->|H2].
+      + destruct (Nat.eq_dec (S (S i)) i); [lia|]. pose proof (Ho i Hj). lra.
+      + destruct (Nat.eq_dec (S j) i) as [<-|H3].
+        * rewrite Hs by lia. pose proof (Ho j Hi). lra.
+        * destruct (lt_dec (S i) j) as [Hl|Hl].
+          -- rewrite Hz by assumption. rewrite Rabs_R0. lra.
+          -- rewrite Hs by assumption. rewrite Hz by lia. rewrite Rabs_R0. lra.
+    - rewrite !rsum_add.
+      pose proof (rsum_point_le n i al Hal). pose proof (rsum_point_le n (S i) be Hbe).
+      assert (rsum n (fun j => if Nat.eq_dec (S j) i then be else 0) <= be).
+      { destruct i as [|i'].
+        - rewrite (rsum_ext n _ (fun _ => 0)); [rewrite rsum_zero; lra|].
+          intros j _. destruct (Nat.eq_dec (S j) 0); [lia|reflexivity].
+        - rewrite (rsum_ext n _ (fun j => if Nat.eq_dec j i' then be else 0)); [apply rsum_point_le, Hbe|].
+          intros j _. destruct (Nat.eq_dec (S j) (S i')), (Nat.eq_dec j i'); try lia; reflexivity. }
+      lra. }
+  replace (al + 2 * be) with (sqrt ((al + 2 * be) * (al + 2 * be))) by (rewrite sqrt_square; [reflexivity|lra]).
+  apply holder_bound; try lra.
+  - exact Hrow.
+  - intros j Hj. rewrite (rsum_ext n _ (fun i => Rabs (M j i))); [apply Hrow, Hj|].
+    intros i Hi. rewrite Hs by assumption. reflexivity.
+Qed.
+
+(** The symmetric tridiagonal matrix [tridiag(e, d, e)] as a function. *)
+Definition trim (d e : nat -> R) (i j : nat) : R :=
+  if Nat.eq_dec i j then d i else if Nat.eq_dec (S i) j then e i else if Nat.eq_dec (S j) i then e j else 0.
+
+(** [||tridiag(e1,d1,e1) - tridiag(e2,d2,e2)||_2 <= al + 2 be] when the
+    diagonals differ by [<= al] and the off-diagonals by [<= be]. *)
+Theorem trim_diff_opbound : forall n d1 e1 d2 e2 al be, 0 <= al -> 0 <= be ->
+  (forall i, (i < n)%nat -> Rabs (d1 i - d2 i) <= al) ->
+  (forall k, (S k < n)%nat -> Rabs (e1 k - e2 k) <= be) ->
+  opbound n n (fun i j => trim d1 e1 i j - trim d2 e2 i j) (al + 2 * be).
+Proof.
+  intros n d1 e1 d2 e2 al be Hal Hbe Hd He. apply tridiag_opbound; try assumption.
+  - intros i j _ _. unfold trim.
+    destruct (Nat.eq_dec i j) as [->|H1]; [destruct (Nat.eq_dec j j); [reflexivity|lia]|].
+    destruct (Nat.eq_dec j i) as [E|_]; [lia|].
+    destruct (Nat.eq_dec (S i) j) as [<-|H2].
+    + destruct (Nat.eq_dec (S (S i)) i); [lia|]. destruct (Nat.eq_dec (S i) (S i)); [reflexivity|lia].
+    + destruct (Nat.eq_dec (S j) i) as [<-|H3]; [destruct (Nat.eq_dec (S j) (S j)); [reflexivity|lia]|].
+      reflexivity.
+  - intros i j _ _ Hij. unfold trim.
+    destruct (Nat.eq_dec i j); [lia|]. destruct (Nat.eq_dec (S i) j); [lia|].
+    destruct (Nat.eq_dec (S j) i); [lia|]. ring.
+  - intros i Hi. unfold trim. destruct (Nat.eq_dec i i); [apply Hd, Hi|lia].
+  - intros i Hi. unfold trim. destruct (Nat.eq_dec i (S i)); [lia|].
+    destruct (Nat.eq_dec (S i) (S i)); [apply He, Hi|lia].
+Qed.

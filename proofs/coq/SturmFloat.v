@@ -60,10 +60,11 @@
     - [roundtrip_exact], [scaled_back_lower], [scaled_back_upper]: the
       [ldexp] round-trip exactness test of the scaling of [T] and of the
       ends scaled back (else one step outward).
-    Still prose: the [3 eta] bound of an inexactly scaled [T] and the
-    zeroing of tiny off-diagonals (Weyl again, [||.||_2 <= ||.||_inf]),
-    Gershgorin's default ends, [_best_shifts]' choice of shifts (any
-    valid shift gives valid ends). *)
+    - [tridiagonal_bounds_extra]: the widening by [extra >= ||2^t T - T'||_2]
+      (an inexactly scaled [T], zeroed tiny off-diagonals;
+      [NormBounds.trim_diff_opbound] bounds that norm; Weyl a hypothesis).
+    Still prose: Gershgorin's default ends, [_best_shifts]' choice of
+    shifts (any valid shift gives valid ends). *)
 
 From Coq Require Import Reals Psatz.
 From Flocq Require Import Core Relative.
@@ -962,4 +963,25 @@ Proof.
   destruct (Req_EM_T _ _) as [E|_].
   - rewrite roundtrip_exact by assumption. exact Hs.
   - apply step_up. exact Hs.
+Qed.
+
+(** ** Steps 1-2 of [tridiagonal_eigenvalue_bounds]: the distance of [T']
+    (the scaled [T_s] with tiny off-diagonals zeroed) from [2^t T]
+
+    Entrywise [|fl(x 2^t) - x 2^t| <= eta/2] ([Scaling.scale_error]; [0]
+    when the round trip shows the scaling exact, [roundtrip_exact]) and a
+    zeroed off-diagonal moves by [|e_s| <= max tiny]; so
+    [NormBounds.trim_diff_opbound] with [al = eta/2], [be = eta/2 + max tiny]
+    (or [0], [max tiny]) gives [||2^t T - T'||_2 <= 3 eta/2 + 2 max tiny],
+    below the code's [extra] ([3 eta] if inexact, plus
+    [nextafter(2 max tiny)], summed upward).  With Weyl
+    ([|lambda_j(2^t T) - lambda_j(T')| <= ||2^t T - T'||_2], a hypothesis)
+    the brackets of [T'] widen outward by [extra]: *)
+Theorem tridiagonal_bounds_extra : forall lamT lamTp lo hi x extra,
+  Rabs (lamT - lamTp) <= x -> x <= extra -> lo <= lamTp <= hi ->
+  pred radix2 fexp (fl (lo - extra)) <= lamT <= succ radix2 fexp (fl (hi + extra)).
+Proof.
+  intros lamT lamTp lo hi x extra Hw Hx [Hl Hh]. apply Rabs_le_inv in Hw. split.
+  - apply step_down. lra.
+  - apply step_up. lra.
 Qed.
