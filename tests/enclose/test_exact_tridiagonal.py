@@ -178,9 +178,9 @@ def adversarial_tridiagonal(rng) -> tuple[np.ndarray, np.ndarray]:
         d = rng.uniform(-1, 1, k)
         d[int(rng.integers(0, k))] = float(rng.choice([1.0, 2.0, 1 - 2.0**-53, 2 - 2.0**-52, 0.5]))
         e = rng.uniform(-0.5, 0.5, k - 1)
-    else:  # zero matrix pieces, negative zeros
-        d = rng.choice([0.0, -0.0, 1.0], k)
-        e = rng.choice([0.0, -0.0, 1.0], k - 1)
+    else:  # zero matrix pieces, negative zeros (q = ±0 pivots at μ = ±0)
+        d = rng.choice([0.0, -0.0, 1.0, -1.0], k)
+        e = rng.choice([0.0, -0.0, 1.0, 1.0], k - 1)
     return np.asarray(d, dtype=float), np.asarray(e, dtype=float)
 
 
@@ -253,6 +253,16 @@ def test_sturm_guards_at_their_edges():
     # (G1) at its tie: e = 2⁻⁵¹¹ gives fl(e²) = 2⁻¹⁰²², which is not > 2⁻¹⁰²²: no count is valid.
     c, v = tri.sturm_counts(np.array([3.0, 0.0]), np.array([2.0**-511]), np.array([1.0]))
     assert not v.any()
+    # Exact zero pivots, signed: q = −0 arises from d = −0, μ = +0 (and a zero quotient); continuing past it as
+    # IEEE does (s/−0 = −∞) counts as if q < 0 but does not count q itself — outside the window.
+    zero_pivots = [([-0.0, 1.0], [1.0]), ([1.0, -0.0, 0.5], [0.0, 1.0]), ([-0.0, -0.0, 2.0], [1.0, 1.0]),
+                   ([1.0, 1.0, 5.0], [1.0, 1.0]), ([2.0, 2.0], [1.0]), ([-0.0], []), ([0.0, -0.0], [0.0])]
+    for dd, ee in zero_pivots:
+        d, e = np.array(dd), np.array(ee)
+        mus = np.array([0.0, -0.0, 1.0, 3.0, 2.0**-1074, -(2.0**-1074)])
+        check_sturm_counts(d, e, mus)
+        check_sturm_counts(d, e, mus, _guarded)
+        check_sturm_counts(d * 16, e * 16, mus)  # the general path (|d| ≥ 2)
     # (G2) around its tie: fl(s/q) at or next to 2⁻¹⁰²² (the general path: |d| ≥ 2), checked by the window.
     rng = np.random.default_rng(5102)
     for _ in range(300):

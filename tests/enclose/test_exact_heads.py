@@ -1,0 +1,173 @@
+"""Referee tests of the per-head product route of session 5 (Lemma 11.2: Theorem G for a product) against exact references.
+
+``product._certify_stack_theorem_g`` is called directly with mode ``auto``'s width target switched
+off, so every slice the route *can* certify is returned (also the wide ones that mode ``auto``
+would hand over to Lemma P-G), and each ball is decided by Sylvester inertia of the exact
+``(ABᵀ)(ABᵀ)ᵀ`` (:mod:`tests.enclose.exact_inertia`; no certbound code, no tolerance). Inputs:
+ill-conditioned, nearly dependent, rank-deficient, integer, huge, tiny and subnormal factors,
+``d = min(m, n)``, and LAPACK's Cholesky factor and batched ``eigh`` replaced by perturbed,
+sign-flipped, unsorted or garbage results (Lemma 11.2 holds for *any* L, U, λ).
+
+Fast cases run by default; ``-m slow`` runs many more seeds.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from certbound.enclose import enclose_singular_values_of_products
+from certbound.enclose import product as product_mod
+from tests.enclose.exact_inertia import fractions_of, lower_fraction, singular_value_in, smaller_gram, upper_fraction
+from tests.enclose.test_exact_gram import _factor_pair
+
+
+def _exact_product(A, B) -> list:
+    return [[sum((a * b for a, b in zip(ra, rb)), Fraction(0)) for rb in fractions_of(B)] for ra in fractions_of(A)]
+
+
+def check_product_enclosure(A, B, enc, what) -> None:
+    """Balls and float ends of ``enc`` contain σᵢ(ABᵀ) of the exact stored factors (inertia)."""
+    G = smaller_gram(_exact_product(A, B))
+    k = min(A.shape[0], B.shape[0])
+    assert len(enc.sigma) == k
+    for i in range(k):
+        lo, hi = lower_fraction(enc.sigma[i]), upper_fraction(enc.sigma[i])
+        assert lo is not None
+        if hi is None:
+            assert not enc.certified
+            continue
+        assert singular_value_in(G, i, max(lo, Fraction(0)), hi), (what, i, str(enc.sigma[i]), A.tolist(), B.tolist())
+        fl, fu = float(enc.lower[i]), float(enc.upper[i])
+        assert fl >= 0
+        assert singular_value_in(G, i, Fraction(fl), Fraction(fu) if math.isfinite(fu) else Fraction(10) ** 700), (
+            what, i, fl, fu)
+
+
+def install_wrong_cholesky_and_eigh(rng, monkeypatch, p_wrong: float = 0.6, unsorted: bool = False) -> None:
+    """numpy's (batched) Cholesky and eigh return perturbed / wrong results on purpose (``unsorted``: also λ out of order)."""
+    orig_chol, orig_eigh = np.linalg.cholesky, np.linalg.eigh
+
+    def cholesky(a, *args, **kw):
+        L = orig_chol(a, *args, **kw)
+        if rng.random() < p_wrong:
+            L = np.array(L, copy=True)
+            how = int(rng.integers(0, 4))
+            if how == 0:
+                L *= 1 + 1e-7 * rng.standard_normal(L.shape)
+            elif how == 1:
+                L = -L  # LLᵀ unchanged: still a valid factor
+            elif how == 2:
+                L = L + 1e-3 * np.abs(L).max() * np.triu(rng.standard_normal(L.shape), 1)  # not triangular
+            else:
+                L[..., 0, 0] *= 2.0**-40
+        return L
+
+    def eigh(a, *args, **kw):
+        lam, U = orig_eigh(a, *args, **kw)
+        if rng.random() < p_wrong:
+            lam, U = np.array(lam, copy=True), np.array(U, copy=True)
+            how = int(rng.integers(0, 5))
+            if how == 0:
+                lam *= 1 + 1e-6 * rng.standard_normal(lam.shape)
+            elif how == 1 and unsorted:
+                p = rng.permutation(lam.shape[-1])
+                lam, U = lam[..., p], U[..., :, p]  # the same pairs (λ, u), unsorted
+            elif how == 2:
+                U = U + 1e-9 * rng.standard_normal(U.shape)
+            elif how == 3:
+                lam = -lam
+            else:
+                lam[..., 0] = -abs(lam[..., 0]) - 1e-300
+        return lam, U
+
+    monkeypatch.setattr(np.linalg, "cholesky", cholesky)
+    monkeypatch.setattr(np.linalg, "eigh", eigh)
+
+
+def _pairs(rng, h, m, n, d):
+    pairs = [_factor_pair(rng, m, n, d) for _ in range(h)]
+    out = []
+    for A, B in pairs:
+        how = rng.random()
+        if how < 0.1:  # B rank-deficient: fl(BᵀB) singular, Cholesky fails or L is garbage
+            B[:, -1] = B[:, 0]
+        elif how < 0.2:  # A rank-deficient: zero σ's of the product (negative λ from eigh)
+            A[:, -1] = 2 * A[:, 0]
+        elif how < 0.3:  # the unscaled route near the ends of the float range
+            s = float(rng.choice([2.0**-540, 2.0**500, 2.0**-270]))
+            A, B = A * s, B * float(rng.choice([1.0, s]))
+        out.append((np.where(np.isfinite(A), A, 1.0), np.where(np.isfinite(B), B, 1.0)))
+    return out
+
+
+def _check_theorem_g_stack(seed: int, cases: int, monkeypatch, wrong: bool, unsorted: bool = False) -> int:
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(product_mod, "AUTO_RELATIVE_TARGET", np.inf)  # return every slice the route certifies
+    if wrong:
+        install_wrong_cholesky_and_eigh(rng, monkeypatch, unsorted=unsorted)
+    accepted = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            m, n = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+            d = int(rng.integers(1, min(m, n) + 1)) if rng.random() < 0.8 else min(m, n)
+            h = int(rng.integers(1, 4))
+            pairs = _pairs(rng, h, m, n, d)
+            encs = product_mod._certify_stack_theorem_g([p[0] for p in pairs], [p[1] for p in pairs])[0]
+            for (A, B), enc in zip(pairs, encs):
+                if enc is not None:
+                    check_product_enclosure(A, B, enc, ("Lemma 11.2", m, n, d))
+                    accepted += 1
+    return accepted
+
+
+def test_lemma_11_2_route_contains_the_exact_singular_values(monkeypatch):
+    assert _check_theorem_g_stack(6101, 60, monkeypatch, wrong=False) > 60
+
+
+def test_lemma_11_2_route_under_wrong_cholesky_and_eigh(monkeypatch):
+    assert _check_theorem_g_stack(6102, 60, monkeypatch, wrong=True) > 40
+
+
+@pytest.mark.xfail(reason="DEFECT 1 in notes/s5/DEFECTS.md: λ taken as eigh's order, not sorted (product.py)",
+                   strict=False)
+def test_lemma_11_2_route_with_unsorted_eigh(monkeypatch):
+    # Theorem G's λ₍ᵢ₎ are the eigenvalues *sorted*; LAPACK's order is not part of the proof.
+    _check_theorem_g_stack(6104, 60, monkeypatch, wrong=True, unsorted=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_lemma_11_2_route_sweep(seed, monkeypatch):
+    _check_theorem_g_stack(6200 + seed, 600, monkeypatch, wrong=bool(seed % 2))
+
+
+def _check_public_auto(seed: int, cases: int, monkeypatch) -> None:
+    rng = np.random.default_rng(seed)
+    install_wrong_cholesky_and_eigh(rng, monkeypatch, p_wrong=0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            m, n = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+            d = int(rng.integers(1, 5))
+            pairs = _pairs(rng, int(rng.integers(1, 4)), m, n, d)
+            if rng.random() < 0.3:
+                pairs += _pairs(rng, 1, n, m, d)  # a second shape: two stacks in one call
+            As, Bs = [p[0] for p in pairs], [p[1] for p in pairs]
+            for (A, B), enc in zip(pairs, enclose_singular_values_of_products(As, Bs, mode="auto")):
+                check_product_enclosure(A, B, enc, ("auto", A.shape, B.shape))
+
+
+def test_public_auto_products_under_wrong_cholesky_and_eigh(monkeypatch):
+    _check_public_auto(6103, 40, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_public_auto_products_sweep(seed, monkeypatch):
+    _check_public_auto(6300 + seed, 400, monkeypatch)
