@@ -81,11 +81,17 @@ def as_arb_exponent(p: Any) -> arb:
     ------
     ValueError
         For a non-finite number or a string that is not a number.
+    TypeError
+        For anything else (None, a list, …).
 
     Examples
     --------
     >>> (as_arb_exponent("1/3") * 3).contains(1)
     True
+    >>> as_arb_exponent("1/0")
+    Traceback (most recent call last):
+    ...
+    ValueError: exponent '1/0' is not a number (e.g. 1, 0.5, "1/3")
     """
     with working_precision():
         if isinstance(p, arb):
@@ -103,7 +109,11 @@ def as_arb_exponent(p: Any) -> arb:
                 raise ValueError(f"exponent {p!r} is not a finite number") from exc
         if isinstance(p, Fraction):
             return arb(p.numerator) / p.denominator
-        return arb_from_float(float(p))
+        try:
+            x = float(p)
+        except (TypeError, ValueError):
+            raise TypeError(f"exponent must be a number or a numeric string, not {type(p).__name__} {p!r:.40}") from None
+        return arb_from_float(x)
 
 
 @functools.lru_cache(maxsize=256)
@@ -112,7 +122,10 @@ def _exponent_of_string(p: str) -> arb:
 
     Cached: the records parse the same few strings for every matrix (Arb balls are immutable).
     """
-    q = Fraction(p)
+    try:
+        q = Fraction(p)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f'exponent {p!r} is not a number (e.g. 1, 0.5, "1/3")') from None
     with working_precision():
         return arb(q.numerator) / q.denominator
 

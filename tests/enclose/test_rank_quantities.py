@@ -117,3 +117,17 @@ def test_product_entrywise_norms_exact():
     assert ball_contains_mp(norm_21_of_product(A, B), exact21)
     enc = enclose_singular_values_of_product(A, B)
     assert schatten_quantity(enc, 0).upper() <= 2
+
+
+@pytest.mark.parametrize("p, error, needle", [
+    ("abc", ValueError, "exponent 'abc' is not a number"),
+    ("1/0", ValueError, "exponent '1/0' is not a number"),  # was a ZeroDivisionError
+    (None, TypeError, "exponent must be a number or a numeric string, not NoneType"),
+    ([1], TypeError, "not list"),
+    (3, ValueError, "must be 0 or in (0, 2]"),
+])
+def test_a_bad_schatten_index_says_what_is_wrong(p, error, needle):
+    import re
+
+    with pytest.raises(error, match=re.escape(needle)):
+        schatten_quantity(enclose_singular_values(np.diag([3.0, 4.0])), p)
