@@ -160,7 +160,7 @@ def test_helpers_name_what_their_caller_gives():
     (lambda: certbound.pipeline.run_demo(delta="2", search_nonvacuous=False), "`delta` must lie in (0, 1), got 2"),
     (lambda: certbound.pipeline.run_demo(n=0, search_nonvacuous=False), "the sample size `n` must be a positive"),
     (lambda: certbound.open_model(DEMO).proxies("papers"), "`variant` must be one of paper, corrected, both"),
-    (lambda: certbound.open_model(DEMO).spectra(layers=[5]), "`layers` [5] out of range"),
+    (lambda: certbound.open_model(DEMO).spectra(layers=[5]), "`layers`: layer 5 out of range"),
     (lambda: certbound.open_model(DEMO).bound(10, "0.1", BoundSettings(), seq_len=3), "give either `settings`"),
     # ε ≤ 0, ρ ≤ 0 gave the trivial ball [-inf, inf] without a word
     (lambda: covering_report(np.eye(3), eps="0", rows=10), "`eps` must be > 0, got '0'"),
