@@ -55,7 +55,7 @@ def test_demo_default_is_non_vacuous_at_its_own_n_and_certified_above_measured(t
     printed = next(line for line in out.splitlines() if line.startswith("certified loss-gap bound"))
     assert Fraction(printed.split("<=")[1].split()[0]) >= gap
     printed = next(line for line in out.splitlines() if line.startswith("certified 0-1 error bound"))
-    assert Fraction(printed.split("<=")[1].split()[0]) >= err
+    assert Fraction(printed.split("<=")[1].split()[0]) >= err and "vacuous" not in printed
 
 
 def test_demo_rejects_non_pi_checkpoints(tmp_path, capsys):
@@ -78,6 +78,8 @@ def test_train_demo_then_demo(tmp_path, capsys):
     capsys.readouterr()
     assert main(["demo", "--model", str(out), "--no-search", "--json", str(tmp_path / "r.json")]) == 0
     d = json.loads((tmp_path / "r.json").read_text())
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("certified 0-1 error bound"))
+    assert _exact(d["error_bound"]["exact"]["lower"]) >= 1 and "vacuous: not below 1" in line  # n = 64
     assert d["n"] == 64 and _exact(d["bound"]["bound"]["exact"]["upper"]) >= Fraction(d["measured"]["gap"])
     assert meta["error_bound"]["loss"] == {"kind": "ramp", "loss_bound": 1.0, "loss_lip": 1.0, "margin": 1.0}
     assert _exact(d["error_bound"]["exact"]["upper"]) >= Fraction(d["test_error"])

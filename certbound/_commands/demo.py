@@ -244,10 +244,12 @@ def _summary_lines(res) -> list[str]:
                  f"2 x Rademacher ({b.rademacher_method}) + confidence; ln 1/prior = {_upper(b.log_inv_prior)}"])
     e = res.error
     if e is not None:
+        # a probability bound is informative only below 1 (as the loss-gap line says "vacuous" at B_L)
+        vacuous = "" if bool(e.bound < 1) else "vacuous: not below 1; "
         rows.append(["certified 0-1 error bound", f"P(error) <= {_upper(e.bound)}",
-                     f"= R_hat_gamma {_directed_decimal(e.empirical_ramp_upper, up=True, digits=5)} (certified, ramp margin gamma = "
-                     f"{_fmt_p(e.margin)}) + ramp-loss gap {_upper(e.ramp_bound.bound)} (Theorem 2, B_L = 1, "
-                     f"L_L = 1/gamma; {e.ramp_bound.rademacher_method})"])
+                     f"{vacuous}= R_hat_gamma {_directed_decimal(e.empirical_ramp_upper, up=True, digits=5)} (certified, "
+                     f"ramp margin gamma = {_fmt_p(e.margin)}) + ramp-loss gap {_upper(e.ramp_bound.bound)} (Theorem 2, "
+                     f"B_L = 1, L_L = 1/gamma; {e.ramp_bound.rademacher_method})"])
     else:
         rows.append(["certified 0-1 error bound", "-", _why_no_error_bound(res)])
     m = res.measured
