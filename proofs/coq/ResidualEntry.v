@@ -267,3 +267,18 @@ Qed.
 Lemma lemma_3_4t_constant : forall m X maxrow maxrow3, 0 <= m -> 0 <= X -> X <= maxrow -> 3 * maxrow <= maxrow3 ->
   m + 2 * (3 * X) <= 2 * m + 12 * maxrow /\ 2 * m + 12 * maxrow <= 4 * m + 4 * maxrow3 + 4.
 Proof. intros. split; lra. Qed.
+
+(** [fperror._sumsq_sym]: a block's sum of squares of the symmetric
+    completion is [fl(fl(sum_diag r^2) + 2 fl(sum_above r^2))]; as
+    [fl(2 t) = fl(t + t)], this is ONE classical evaluation (a [dtree]) of
+    the squares of the diagonal block and of the strictly-upper entries
+    twice (each once for itself and once for its mirror), so Lemma 2.2
+    ([DotProduct.v], any tree of nonnegative terms) bounds the completion's
+    [||R_tilde_c||_F^2] from it (Lemma 3.4 (i)). *)
+Theorem sumsq_sym_one_tree : forall td toff : dtree,
+  fl (dfl td + fl (2 * dfl toff)) = dfl (DAdd td (DAdd toff toff)) /\
+  dpairs (DAdd td (DAdd toff toff)) = dpairs td ++ dpairs toff ++ dpairs toff.
+Proof.
+  intros td toff. split; [|reflexivity].
+  simpl. replace (dfl toff + dfl toff) with (2 * dfl toff) by ring. reflexivity.
+Qed.
