@@ -47,6 +47,10 @@ class OptionError(ValueError):
     --jobs must be at least 1, not 0
     """
 
+    # Shown as its public name in tracebacks and doctests (it is exported as certbound.OptionError, which is
+    # also where pickle finds it).
+    __module__ = "certbound"
+
     def __init__(self, message: str) -> None:
         super().__init__(message)
 

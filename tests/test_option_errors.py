@@ -171,3 +171,11 @@ def test_more_library_errors_name_their_parameter(call, needle):
     with pytest.raises(OptionError, match=re.escape(needle)) as exc:
         call()
     assert not _FLAG.findall(str(exc.value))
+
+
+def test_option_error_shows_its_public_name():
+    import traceback
+
+    err = certbound.OptionError("`jobs` must be at least 1, not 0")
+    assert traceback.format_exception_only(err)[0].startswith("certbound.OptionError: `jobs`")
+    assert pickle.loads(pickle.dumps(err)).args == err.args

@@ -111,11 +111,11 @@ def parse_count(text: Any, what: str = "n") -> int:
     >>> parse_count("1.5")
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `n`: '1.5' is not a positive integer
+    certbound.OptionError: `n`: '1.5' is not a positive integer
     >>> parse_count("1e400", "--n")
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: --n: '1e400' is out of range: at most 1e99 (the bound's float search works in binary64)
+    certbound.OptionError: --n: '1e400' is out of range: at most 1e99 (the bound's float search works in binary64)
     """
     raw_what, what = what, option_name(what)
     if isinstance(text, bool):
@@ -176,7 +176,7 @@ def parse_number(value: Any, what: str) -> Fraction | float:
     >>> parse_number("0.0.1", "delta")
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `delta`: '0.0.1' is not a number
+    certbound.OptionError: `delta`: '0.0.1' is not a number
     """
     raw_what, what = what, option_name(what)
     if isinstance(value, bool):
@@ -287,7 +287,7 @@ class BoundSettings:
     >>> BoundSettings(mode="fixed")
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `mode` 'fixed' needs `constraints` (a JSON file: the a-priori configuration)
+    certbound.OptionError: `mode` 'fixed' needs `constraints` (a JSON file: the a-priori configuration)
     """
 
     seq_len: int | None = None

@@ -72,7 +72,7 @@ def parse_schatten_indices(ps: str | Sequence[Any], what: str = "p") -> list[str
     >>> parse_schatten_indices("3")
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `p`: 3 is not in (0, 2] (p = 0 is the certified rank, always reported)
+    certbound.OptionError: `p`: 3 is not in (0, 2] (p = 0 is the certified rank, always reported)
     """
     what = option_name(what)
     toks = ps.split(",") if isinstance(ps, str) else [str(p) for p in ps]

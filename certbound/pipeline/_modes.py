@@ -15,7 +15,7 @@ helpers of :mod:`certbound.bounds.proxies`) keep ``"fast"`` as their default.
 >>> check_spectrum_mode("exact", "spectrum_mode")
 Traceback (most recent call last):
 ...
-certbound._errors.OptionError: `spectrum_mode`: unknown certificate mode 'exact'; choose one of fast, tight, arb, gram, auto
+certbound.OptionError: `spectrum_mode`: unknown certificate mode 'exact'; choose one of fast, tight, arb, gram, auto
 
 The pipeline's keyword for the mode is ``spectrum_mode`` (as
 ``BoundSettings.spectrum_mode``, whose ``mode`` is the theorem's, and the
@@ -100,7 +100,7 @@ def spectrum_mode_keyword(spectrum_mode: str, mode: str | None, *, stacklevel: i
     >>> spectrum_mode_keyword("tight", "fast")
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `mode` is the deprecated name of `spectrum_mode`: give one of them, not both
+    certbound.OptionError: `mode` is the deprecated name of `spectrum_mode`: give one of them, not both
     """
     if mode is not None:
         if spectrum_mode != DEFAULT_SPECTRUM_MODE and spectrum_mode != mode:

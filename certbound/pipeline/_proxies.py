@@ -98,7 +98,7 @@ def prefix_depth_of(layers: Any, num_layers: int) -> int | None:
     >>> prefix_depth_of([1, 2], 6)
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `layers` [1, 2]: the proxies are defined for a prefix sub-network 0..K-1 (e.g. [0, 1])
+    certbound.OptionError: `layers` [1, 2]: the proxies are defined for a prefix sub-network 0..K-1 (e.g. [0, 1])
     """
     if layers is None:
         return None

@@ -274,7 +274,7 @@ def layer_indices(layers: Any, num_layers: int) -> list[int] | None:
     >>> layer_indices("10", 12)
     Traceback (most recent call last):
     ...
-    certbound._errors.OptionError: `layers` must be a list of 0-based layer indices such as [1, 0], not the string '10'
+    certbound.OptionError: `layers` must be a list of 0-based layer indices such as [1, 0], not the string '10'
     """
     if layers is None:
         return None
