@@ -76,3 +76,24 @@ def test_the_committed_figure_json_is_portable():
     for p in d["points"]:
         assert p["model_path"] == f"certbound-demo-models/n{p['n_train']}"
         assert f"--out {p['model_path']} " in p["command"] and "/tmp" not in p["command"]
+
+
+@pytest.mark.slow
+def test_docs_figure_record_matches_what_the_code_computes_for_the_shipped_model():
+    """docs/figures/demo_vs_n.json is the output of its recorded command; its n = 10⁶ model is the shipped one.
+
+    A documentation check (not a correctness reference): a change that moves the demo's certified numbers must
+    regenerate the figure with the JSON's ``"command"`` (README, "The certificate against n").
+    """
+    import pathlib
+
+    from certbound.models import demo_checkpoint_path
+    from certbound.pipeline._demo import demo_point
+
+    doc = json.loads((pathlib.Path(__file__).resolve().parents[1] / "docs" / "figures" / "demo_vs_n.json").read_text())
+    assert "--spectrum-mode " + doc["spectrum_mode"] in doc["command"]
+    last = doc["points"][-1]
+    p = demo_point(demo_checkpoint_path(), spectrum_mode=doc["spectrum_mode"])
+    assert p.n_train == last["n_train"] == 10**6
+    assert (p.gap_bound, p.error_bound, p.test_error, p.train_error) == \
+        (last["gap_bound"], last["error_bound"], last["test_error"], last["train_error"])
