@@ -34,18 +34,17 @@
       ([eps4 0 = 0]), and [qbar i < 0 <-> q i < 0], [qbar i <> 0];
     - (c) [lemma_s_perturbation]: [ebar k] (the sign of [e k],
       [ebar k ^ 2 = ebar2 k]) has [|ebar k - e k| <= rho |e k|],
-      [rho = sqrt((1+u)^2/(1-u)^3) - 1]; [sturm_perturbation_bound]: the
-      code's [2 max|e| rho] (Arb, rounded up) bounds [rho] times every
-      absolute row sum of the off-diagonal perturbation;
+      [rho = sqrt((1+u)^2/(1-u)^3) - 1]; [sturm_perturbation_bound]:
+      [||T_ebar - T||_2 <= 2 max|e| rho], the code's [delta]
+      ([NormBounds.trim_diff_opbound]: a symmetric tridiagonal difference);
     - [lemma_s_count_enclosure]: the count [c] gives [lam_j < mu + delta]
       for [j < c] and [lam_j >= mu - delta] for [j >= c], with the linear
       algebra as named section hypotheses (as [TheoremR.v] does with
       Weyl): the exact recurrence gives the LDL^T pivots of
       [Tbar - mu I], so by Sylvester's law of inertia the number of
       negative ones is the number of eigenvalues of [Tbar] below [mu]
-      ([sylvester]); Weyl with [||A||_2 <= ||A||_inf] moves every eigenvalue
-      by at most the largest absolute row sum of [Tbar - T]
-      ([weyl_offdiag]);
+      ([sylvester]); Weyl moves every eigenvalue by at most
+      [||Tbar - T||_2] ([weyl]);
     - [sturm_counts_ieee_model], [sturm_counts_enclosure]: the same for the
       IEEE computation (Flocq's [BinarySingleNaN]: infinities, NaN): when
       every [q i] is finite and nonzero, every intermediate was finite (no
@@ -68,7 +67,7 @@
 
 From Coq Require Import Reals Psatz.
 From Flocq Require Import Core Relative.
-From Certbound Require Import FPModel OneStep IEEEFinite Scaling.
+From Certbound Require Import FPModel OneStep IEEEFinite Scaling NormBounds.
 Open Scope R_scope.
 
 (** The smallest positive normal binary64, [2^-1022]. *)
@@ -493,10 +492,12 @@ Qed.
       number [c] of negative ones is the number of eigenvalues below [mu]
       (Sylvester's law of inertia; Golub & Van Loan, Matrix Computations,
       4th ed., Thm 8.1.17 and §8.4.1);
-    - [weyl_offdiag]: eigenvalues move by at most [||T_f - T||_2], which for
-      a symmetric tridiagonal difference with zero diagonal is at most its
-      largest absolute row sum [rowsum] (Weyl, Horn & Johnson, Matrix
-      Analysis, 2013, Thm 4.3.1; [||A||_2 <= ||A||_inf] for symmetric [A]). *)
+    - [weyl]: eigenvalues of symmetric matrices move by at most the
+      spectral norm of the difference (Weyl; Horn & Johnson, Matrix
+      Analysis, 2013, Thm 4.3.1), here for [T_f = trim d f] and
+      [T = trim d e] ([NormBounds.trim]; [opbound] is [||.||_2 <= c]).
+    The bound [||T_ebar - T||_2 <= 2 max|e| rho] itself is proved
+    ([NormBounds.trim_diff_opbound]). *)
 Variable lam : (nat -> R) -> nat -> R.
 
 Hypothesis sylvester : forall f,
@@ -505,64 +506,41 @@ Hypothesis sylvester : forall f,
   ((j < negcount (pivots (fun k => (f k * f k)%R)) n)%nat -> lam f j < mu) /\
   ((negcount (pivots (fun k => (f k * f k)%R)) n <= j)%nat -> mu <= lam f j).
 
-(** [offd g k = g k] for an off-diagonal index [k < n-1], else [0];
-    [rowsum g i = |g (i-1)| + |g i|], the absolute row sum of row [i] of
-    the tridiagonal matrix with zero diagonal and off-diagonal [g]. *)
-Definition offd (g : nat -> R) (k : nat) : R := if lt_dec (S k) n then g k else 0.
-Definition rowsum (g : nat -> R) (i : nat) : R :=
-  (match i with O => 0 | S k => Rabs (offd g k) end) + Rabs (offd g i).
-
-Hypothesis weyl_offdiag : forall f c,
-  (forall i, (i < n)%nat -> rowsum (fun k => f k - e k) i <= c) ->
+Hypothesis weyl : forall f c,
+  opbound n n (fun i j => trim d f i j - trim d e i j) c ->
   forall j, (j < n)%nat -> Rabs (lam f j - lam e j) <= c.
 
-Lemma rowsum_perturbation : forall i,
-  rowsum (fun k => ebar k - e k) i <= rho * rowsum e i.
+(** [delta >= 2 emx rho], [emx >= |e k|] (the code's [sturm_perturbation]:
+    [2 max|e| rho] in Arb, rounded up). *)
+Variables (emx delta : R).
+Hypothesis emx_nonneg : 0 <= emx.
+Hypothesis emx_ge : forall k, (S k < n)%nat -> Rabs (e k) <= emx.
+Hypothesis delta_ge : 2 * emx * rho <= delta.
+
+(** [||T_ebar - T||_2 <= 2 emx rho <= delta]. *)
+Lemma sturm_perturbation_bound :
+  opbound n n (fun i j => trim d ebar i j - trim d e i j) delta.
 Proof.
   pose proof rho_nonneg as Hr.
-  assert (Ho : forall k, Rabs (offd (fun k => ebar k - e k) k) <= rho * Rabs (offd e k)).
-  { intros k. unfold offd. destruct (lt_dec (S k) n) as [Hk|Hk].
-    - apply lemma_s_perturbation, Hk.
-    - rewrite !Rabs_R0. lra. }
-  intros [|i]; unfold rowsum.
-  - rewrite Rplus_0_l, Rplus_0_l. apply Ho.
-  - rewrite Rmult_plus_distr_l. apply Rplus_le_compat; apply Ho.
+  apply opbound_weaken with (0 + 2 * (rho * emx)); [|lra].
+  apply trim_diff_opbound; [lra|apply Rmult_le_pos; assumption| |].
+  - intros i _. rewrite Rminus_eq_0, Rabs_R0. lra.
+  - intros k Hk. eapply Rle_trans; [apply lemma_s_perturbation, Hk|].
+    apply Rmult_le_compat_l; [exact Hr|apply emx_ge, Hk].
 Qed.
 
 (** The Sturm-count enclosure: for a shift [mu] that passes the guards,
-    with [c] the code's count and any [delta >= rho * rowsum e i] (every
-    row), the [j]-th eigenvalue of the stored [T] is [< mu + delta] for
-    [j < c] and [>= mu - delta] for [j >= c]. *)
-Variable delta : R.
-Hypothesis delta_bound : forall i, (i < n)%nat -> rho * rowsum e i <= delta.
-
+    with [c] the code's count, the [j]-th eigenvalue of the stored [T] is
+    [< mu + delta] for [j < c] and [>= mu - delta] for [j >= c]. *)
 Theorem lemma_s_count_enclosure : forall j, (j < n)%nat ->
   ((j < negcount q n)%nat -> lam e j < mu + delta) /\
   ((negcount q n <= j)%nat -> mu - delta <= lam e j).
 Proof.
   intros j Hj. destruct lemma_s_count_rescaled as [Hc Hnz].
   destruct (sylvester ebar Hnz j Hj) as [Hlt Hge]. rewrite <- Hc in Hlt, Hge.
-  assert (Hw : Rabs (lam ebar j - lam e j) <= delta).
-  { apply weyl_offdiag; [|exact Hj]. intros i Hi.
-    eapply Rle_trans; [apply rowsum_perturbation|]. apply delta_bound, Hi. }
+  assert (Hw : Rabs (lam ebar j - lam e j) <= delta)
+    by (apply weyl; [apply sturm_perturbation_bound|exact Hj]).
   apply Rabs_le_inv in Hw. split; intros H; [specialize (Hlt H)|specialize (Hge H)]; lra.
-Qed.
-
-(** [sturm_perturbation]'s form of [delta]: [2 max|e| rho] bounds every
-    [rho * rowsum e i] (a row has at most two off-diagonal entries). *)
-Lemma sturm_perturbation_bound : forall emx dl,
-  0 <= emx -> (forall k, (S k < n)%nat -> Rabs (e k) <= emx) -> 2 * emx * rho <= dl ->
-  forall i, rho * rowsum e i <= dl.
-Proof.
-  intros emx dl H0 He Hd i. pose proof rho_nonneg as Hr.
-  assert (Ho : forall k, Rabs (offd e k) <= emx).
-  { intros k. unfold offd. destruct (lt_dec (S k) n) as [Hk|Hk]; [apply He, Hk|].
-    rewrite Rabs_R0. exact H0. }
-  assert (Hrow : rowsum e i <= 2 * emx).
-  { unfold rowsum. destruct i as [|i].
-    - pose proof (Ho O). lra.
-    - pose proof (Ho i). pose proof (Ho (S i)). lra. }
-  apply Rle_trans with (rho * (2 * emx)); [apply Rmult_le_compat_l; assumption|lra].
 Qed.
 
 End Sturm.
@@ -650,8 +628,8 @@ Hypothesis sylvester : forall f,
   forall j, (j < n)%nat ->
   ((j < negcount (pivots d mu (fun k => (f k * f k)%R)) n)%nat -> lam f j < mu) /\
   ((negcount (pivots d mu (fun k => (f k * f k)%R)) n <= j)%nat -> mu <= lam f j).
-Hypothesis weyl_offdiag : forall f c,
-  (forall i, (i < n)%nat -> rowsum n (fun k => f k - e k) i <= c) ->
+Hypothesis weyl : forall f c,
+  opbound n n (fun i j => trim d f i j - trim d e i j) c ->
   forall j, (j < n)%nat -> Rabs (lam f j - lam e j) <= c.
 (** [delta]: the float [rho] of [sturm_perturbation], [float_upper] of an
     Arb ball that contains [2 emx rho] for [emx = max|e k|] (exact in
@@ -673,15 +651,17 @@ Proof.
   assert (Hc : negcount (fun i => B2R (bq i)) n = negcount (q d e mu) n).
   { apply negcount_ext. intros i Hi. destruct (Hq i Hi) as (_ & _ & ->). tauto. }
   rewrite Hc.
-  apply (lemma_s_count_enclosure d e mu n).
+  apply (lemma_s_count_enclosure d e mu n) with (emx := emx).
   - intros i. apply B2R_format.
   - apply B2R_format.
   - intros k Hk. destruct (Hs k Hk) as (_ & E & _). rewrite <- E. apply bguard_e, Hk.
   - intros k Hk. destruct (Hs k Hk) as (_ & E1 & E2). rewrite <- E1, <- E2. apply bguard_quot, Hk.
   - intros i Hi. destruct (Hq i Hi) as (_ & _ & E). rewrite <- E. apply bq_ok, Hi.
   - exact sylvester.
-  - exact weyl_offdiag.
-  - intros i _. apply (sturm_perturbation_bound e n emx); assumption.
+  - exact weyl.
+  - exact emax_nonneg.
+  - exact emax_ge.
+  - exact delta_ge.
 Qed.
 
 End SturmIEEE.
@@ -887,7 +867,7 @@ Theorem sturm_normalised_enclosure :
     ((negcount (pivots (fun i => B2R (bd i)) (B2R bmu) (fun k => (f k * f k)%R)) n <= j)%nat ->
        B2R bmu <= lam f j)) ->
   (forall f c,
-    (forall i, (i < n)%nat -> rowsum n (fun k => f k - B2R (be k)) i <= c) ->
+    opbound n n (fun i j => trim (fun i => B2R (bd i)) f i j - trim (fun i => B2R (bd i)) (fun k => B2R (be k)) i j) c ->
     forall j, (j < n)%nat -> Rabs (lam f j - lam (fun k => B2R (be k)) j) <= c) ->
   forall emx delta, 0 <= emx -> (forall k, (S k < n)%nat -> Rabs (B2R (be k)) <= emx) ->
   2 * emx * rho <= delta ->
