@@ -22,6 +22,14 @@ SVD of the d×d cores and stacked a-priori bounds finished in floats with
 directed rounding (:mod:`._stacked`, proofs/enclosure.md §10) — the same
 Lemma P, without per-head Python and numpy call overhead.
 
+Mode ``auto`` first tries Lemma 11.2 (proofs/enclosure.md §11, Theorem G for
+a product): σᵢ(ABᵀ)² are the eigenvalues of ``G_A^{1/2} G_B G_A^{1/2}``
+(``G = FᵀF``), within ``‖AᵀA‖₂‖BᵀB − LLᵀ‖₂`` of those of ``LᵀAᵀAL`` for a
+float Cholesky factor L of ``fl(BᵀB)``, which Theorem G encloses from one
+batched ``eigh`` — the float pipeline's own work (two Gram matrices, one
+Cholesky, one small eigenproblem) plus a-posteriori bounds; products whose
+balls miss auto's width target go to Lemma P-G and then Lemma P.
+
 >>> import numpy as np
 >>> rng = np.random.default_rng(1)
 >>> A, B = rng.standard_normal((30, 4)), rng.standard_normal((20, 4))
@@ -79,7 +87,9 @@ def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> Si
         Thin factors as stored (any float dtype; converted exactly).
     mode : {"fast", "tight", "arb", "gram", "auto"}
         Certificate mode for the small d×d core (the factor QRs always use
-        the fast a-priori bounds; ``auto`` uses ``fast`` for the core).
+        the fast a-priori bounds). ``auto``: Lemma 11.2 (Theorem G for the
+        product) where its balls meet auto's width target, else Lemma P-G or
+        Lemma P with a ``fast`` core.
 
     Returns
     -------
@@ -87,7 +97,8 @@ def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> Si
         Shape (m, n); ``sigma[i]`` is exactly 0 for i ≥ min(d, m, n) and
         ``rank.upper ≤ d``. Proof: Lemma P, proofs/enclosure.md §6 (§10 for
         the stacked evaluation it shares with
-        :func:`enclose_singular_values_of_products`).
+        :func:`enclose_singular_values_of_products`); in mode ``auto``
+        Lemma 11.2 or Lemma P-G (§11).
 
     Raises
     ------
@@ -146,10 +157,10 @@ def enclose_singular_values_and_norms_21_of_products(
     The enclosures are those :func:`enclose_singular_values_of_products`
     returns; each norm ball contains ``‖As[i] @ Bs[i].T‖_{2,1}`` as
     :func:`certbound.enclose.quantities.norm_21_of_products`' does. Where
-    Lemma P-G runs (mode ``"auto"``), the norms reuse its scaled factor
-    stacks, the Gram matrices ``fl(AᵀA)`` of the left factors and its bound
-    on ‖|A|ᵀ|A|‖₂, which are what Lemma 8.1 needs (proofs/enclosure.md §8,
-    "Shared with Lemma P-G"); every other product's norm comes from
+    Lemma 11.2 or Lemma P-G certifies a product (mode ``"auto"``), its norm
+    reuses that route's Gram matrix ``fl(AᵀA)`` of the left factor and its
+    bound on ‖|A|ᵀ|A|‖₂, which are what Lemma 8.1 needs (proofs/enclosure.md
+    §8, "Shared with Lemma P-G"); every other product's norm comes from
     :func:`~certbound.enclose.quantities.norm_21_of_products`.
 
     Parameters
@@ -193,7 +204,7 @@ def _enclose_products(As: Sequence[Any], Bs: Sequence[Any], mode: str, norms_21:
     ----------
     As, Bs, mode : as for :func:`enclose_singular_values_of_products`.
     norms_21 : bool
-        Also return ‖·‖_{2,1} balls where Lemma P-G's Gram matrices give them (None elsewhere).
+        Also return ‖·‖_{2,1} balls where the Gram matrices of Lemma 11.2 or Lemma P-G give them (None elsewhere).
 
     Returns
     -------
@@ -738,7 +749,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     if d > min(m, n):
         return out, n21, np.zeros(h, dtype=bool)
     GA, nKA, _ = _grams_and_abs_gram_norms(As, keep=False)
-    GB, nKB, SBs = _grams_and_abs_gram_norms(Bs, keep=norms_21)
+    GB, nKB, SBs = _grams_and_abs_gram_norms(Bs, keep=norms_21, chain=False)  # (ν_B only enters ε)
     idx = np.arange(d)
     finite = np.all(np.isfinite(GA[:, idx, idx]), axis=1) & np.all(np.isfinite(GB[:, idx, idx]), axis=1)
     L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
@@ -798,19 +809,23 @@ def _chunks(h: int, item_bytes: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
-def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool
+def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = True
                               ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, np.ndarray]]]:
     """``fl(FᵀF)`` and a float ν ≥ ‖|F|ᵀ|F|‖₂ for each factor (proofs/enclosure.md §11, §10).
 
     The Gram matrices come from one batched product per chunk (each entry one rounded dot product of
     length m, Lemma 2.1); ν is Lemma 3.1's one chain (:func:`._stacked.abs_gram_norm2_upper`) on the
-    chunk's stack of |F|. Chunks: :data:`FACTOR_CHUNK_BYTES`.
+    chunk's stack of |F|, or, without ``chain``, ‖F‖_F² bounded from the diagonal of fl(FᵀF)
+    (‖|F|ᵀ|F|‖₂ ≤ ‖|F|‖_F² = Σ_l ‖f_l‖², each ‖f_l‖² ≤ _inflate(fl(FᵀF)_ll, m) and their sum by
+    Lemma 2.2: no pass over F; ≈ 1.4× the chain's ν on MiniLM's heads). Chunks: :data:`FACTOR_CHUNK_BYTES`.
 
     Parameters
     ----------
     Fs : list of h ndarrays, each m×d (float64)
     keep : bool
-        Return the chunks' stacks of the factors; otherwise |·| is taken in place in them.
+        Return the chunks' stacks of the factors; otherwise |·| may be taken in place in them.
+    chain : bool
+        ν by Lemma 3.1's chain (else from the Gram diagonal).
 
     Returns
     -------
@@ -829,9 +844,15 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool
         S = np.stack(Fs[a:b])
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow makes a bound non-finite (the route fails)
             np.matmul(S.transpose(0, 2, 1), S, out=G[a:b])
-        nu[a:b] = _stacked.abs_gram_norm2_upper(np.abs(S) if keep else np.abs(S, out=S))
+        if chain:
+            nu[a:b] = _stacked.abs_gram_norm2_upper(np.abs(S) if keep else np.abs(S, out=S))
         if keep:
             stacks.append((a, b, S))
+    if not chain:
+        idx = np.arange(d)
+        with np.errstate(over="ignore", invalid="ignore"):
+            nu = fperror._inflate(fperror._inflate(G[:, idx, idx], m).sum(axis=1), d)
+        nu = np.where(np.isfinite(nu), nu, np.inf)
     return G, nu, stacks
 
 

@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from certbound.enclose import _stacked, gram
+from certbound.enclose import _stacked
 from certbound.enclose import product as P
 from certbound.enclose.product import enclose_singular_values_of_products
 from certbound.enclose.svd import meets_width_target
@@ -232,9 +232,9 @@ def test_route_adds_beta_for_the_core_it_was_given(monkeypatch):
         _assert_contains_exactly(enc, A, B)
 
 
-def test_float_ends_lie_outside_the_arb_theorem_g_ends(monkeypatch):
-    """Against gram.theorem_g_intervals (per-σ Arb) with the recorded α, β + ε and e: a large α (U scaled by
-    1 + 10⁻⁶, λ divided by its square) and a negative λ (a rank-deficient A) exercise both sign cases."""
+def test_float_ends_lie_outside_theorem_g_exact_ends(monkeypatch):
+    """Against Theorem G's ℓᵢ, hᵢ evaluated by mpmath (400 bits) from the recorded α, β + ε and e: a large α (U scaled
+    by 1 + 10⁻⁶, λ divided by its square) and a negative λ (a rank-deficient A) exercise both sign cases."""
     monkeypatch.setattr(P, "AUTO_RELATIVE_TARGET", np.inf)
     real = np.linalg.eigh
     seen = {}
@@ -251,15 +251,21 @@ def test_float_ends_lie_outside_the_arb_theorem_g_ends(monkeypatch):
     for A in As:
         A[:, 2] = A[:, 0]  # rank 2: σ₃(ABᵀ) = 0
     encs, _, _ = P._certify_stack_theorem_g(As, Bs)
-    u = 2.0**-53
     for j, (enc, A, B) in enumerate(zip(encs, As, Bs)):
         assert enc is not None and float(enc.alpha.mid()) > 1e-6
         _assert_contains_exactly(enc, A, B)
-        ref = gram.theorem_g_intervals(seen["lam"][j], enc.alpha, enc.beta, enc.residual)
-        lo = np.maximum.accumulate(np.maximum([float(x.lower()) for x in ref], 0.0)[::-1])[::-1]  # (hull radii round up)
-        hi = np.minimum.accumulate(np.array([float(x.upper()) for x in ref]))
-        slack = 2.0**-28 * (hi - lo) + 8 * u * hi  # an Arb hull's radius has a 30-bit mantissa (§12), plus ulps
-        assert np.all(enc.lower[:3] <= lo + slack) and np.all(enc.upper[:3] >= hi - slack)
+        with mpmath.workprec(400):
+            a = mpmath.mpf(float(enc.alpha.mid()))
+            c = mpmath.mpf(float(enc.beta.mid())) + mpmath.mpf(float(enc.residual.mid()))
+            for i, lv in enumerate(sorted(seen["lam"][j].tolist(), reverse=True)):
+                lam = mpmath.mpf(lv)
+                lo_f, hi_f = (1 - a, 1 + a) if lv >= 0 else (1 + a, 1 - a)  # θ⁻, θ⁺ by the sign of λ
+                lo = mpmath.sqrt(max(lo_f * lam - c, 0))
+                hi = mpmath.sqrt(hi_f * lam + c)
+                # the floats are outside, up to the ulps by which c̄ = up(up(β + e) + ε) and β + ε + e differ
+                assert mpmath.mpf(float(enc.lower[i])) <= lo * (1 + mpmath.mpf(2) ** -50)
+                assert mpmath.mpf(float(enc.upper[i])) >= hi * (1 - mpmath.mpf(2) ** -50)
+                assert mpmath.mpf(float(enc.upper[i])) <= hi * (1 + mpmath.mpf(2) ** -20)  # and close to them (σ₃: c̄ − |λ| cancels)
 
 
 @pytest.mark.parametrize("mode", ["auto", "fast"])
@@ -283,3 +289,30 @@ def test_non_finite_factor_entries_are_refused_with_the_usual_error(mode, where,
             P.enclose_singular_values_of_product(As[j], Bs[j], mode=mode)
         else:
             enclose_singular_values_of_products(As, Bs, mode=mode)
+
+
+@pytest.mark.parametrize("chain", [True, False])
+def test_gram_stacks_and_nu_bound_the_exact_values(chain, monkeypatch):
+    """_grams_and_abs_gram_norms over several chunks: Ĝ = fl(FᵀF) slice by slice, and ν ≥ ‖F‖_F² (exact Fractions)
+    ≥ ‖|F|ᵀ|F|‖₂ without the chain, ν ≥ ‖|F|ᵀ|F|‖_∞ (exact) with it; non-finite factors give ν = +∞."""
+    monkeypatch.setattr(P, "FACTOR_CHUNK_BYTES", 2 * 13 * 4 * 8)  # chunks of two slices
+    rng = np.random.default_rng(6)
+    Fs = [rng.standard_normal((13, 4)) for _ in range(5)]
+    Fs[1] = np.abs(Fs[1])  # nonnegative: the chain is nearly attained
+    Fs[2] = Fs[2] * 2.0**-1060  # subnormal entries: the η terms
+    Fs[4] = Fs[4].copy()
+    Fs[4][3, 2] = np.inf
+    G, nu, stacks = P._grams_and_abs_gram_norms(Fs, keep=True, chain=chain)
+    edges = [(a, b) for a, b, _ in stacks]
+    assert edges[0][0] == 0 and edges[-1][1] == 5 and all(b - a <= 2 for a, b in edges) and len(edges) == 3
+    assert all(x[1] == y[0] for x, y in zip(edges, edges[1:]))
+    assert np.isinf(nu[4])
+    for j in range(4):
+        assert np.array_equal(G[j], Fs[j].T @ Fs[j]) or np.allclose(G[j], Fs[j].T @ Fs[j], rtol=1e-14)
+        Ff = X.fractions_of(Fs[j])
+        if chain:
+            aF = [[abs(x) for x in r] for r in Ff]
+            N = X.matmul(X.transpose(aF), aF)
+            assert Fraction(float(nu[j])) >= max(sum(r) for r in N)
+        else:
+            assert Fraction(float(nu[j])) >= sum(x * x for r in Ff for x in r)
