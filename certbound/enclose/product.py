@@ -786,12 +786,15 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     if norms_21 and d * (m + n) <= m * n and len(sel):
         # Lemma 8.1 with the same Ĝ_A and ν_A, unscaled: kept for the accepted products only (their scales were
         # sane; the others get Lemma P-G's scaled evaluation from the caller).
+        # Lemma 8.1's β ≥ max|b_jl|: max_l ‖b_l‖ ≤ √max_l _inflate(fl(BᵀB)_ll, n) (Lemma 2.2; no pass over B)
+        with np.errstate(over="ignore", invalid="ignore"):
+            bmax = up(np.sqrt(np.max(fperror._inflate(GB[:, idx, idx], n), axis=1)))
         for a, b, SB in SBs:
             loc = np.flatnonzero(ok[a:b])
             if len(loc) == b - a:
-                balls = _norm_21_from_gram_stack(GA[a:b], nKA[a:b], SB, m)
+                balls = _norm_21_from_gram_stack(GA[a:b], nKA[a:b], SB, m, beta=bmax[a:b])
             else:
-                balls = _norm_21_from_gram_stack(GA[a + loc], nKA[a + loc], SB[loc], m)
+                balls = _norm_21_from_gram_stack(GA[a + loc], nKA[a + loc], SB[loc], m, beta=bmax[a + loc])
             for j, ball in zip((a + loc).tolist(), balls):
                 n21[j] = ball
     return out, n21, finite
@@ -950,24 +953,37 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
              & np.all((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL), axis=1))
     z = np.zeros((h, k - r))
     # svd._build_from_bounds row by row, its array work done once for the stack: clamp at 0, tighten
-    # monotonically (σ₁ ≥ σ₂ ≥ …), count the nonzero ends.
-    lower = np.maximum.accumulate(np.maximum(np.concatenate([lo2, z], axis=1), 0.0)[:, ::-1], axis=1)[:, ::-1]
-    upper = np.minimum.accumulate(np.concatenate([hi2, z], axis=1), axis=1)
+    # monotonically (σ₁ ≥ σ₂ ≥ …), count the nonzero ends. The k − r exact zeros are appended after the
+    # tightening: they cannot change a running max from the right of nonnegative ends, nor a running
+    # min from the left of the first r.
+    lower = np.maximum.accumulate(np.maximum(lo2, 0.0)[:, ::-1], axis=1)[:, ::-1]
+    upper = np.minimum.accumulate(hi2, axis=1)
     live = np.count_nonzero(upper > 0, axis=1).tolist()  # upper ends are non-increasing: zeros are a suffix
     rank_lower = np.count_nonzero(lower > 0, axis=1).tolist()
+    lower = np.concatenate([lower, z], axis=1)  # fresh arrays: each enclosure gets a row of them
+    upper = np.concatenate([upper, z], axis=1)
+    # Python floats once for the stack (only the first r ends can be nonzero: live ≤ r).
+    lows, ups = lower[:, :r].tolist(), upper[:, :r].tolist()
+    good = (finite & exact).tolist()
+    al_a, al_b, res = alA.tolist(), alB.tolist(), resid.tolist()
     zero = arb(0)
+    tails: dict[int, tuple[arb, ...]] = {}
     out = []
     with working_precision():
         for j, tj in enumerate(t.tolist()):
-            if not finite[j] or not exact[j]:
-                out.append(_finish(shape, k, r, lo[j], hi[j], tj, float(alA[j]), float(alB[j]), float(resid[j])))
+            if not good[j]:
+                out.append(_finish(shape, k, r, lo[j], hi[j], tj, al_a[j], al_b[j], res[j]))
                 continue
-            lj, uj = lower[j].copy(), upper[j].copy()
+            n_live = live[j]
+            tail = tails.get(k - n_live)
+            if tail is None:
+                tail = tails[k - n_live] = (zero,) * (k - n_live)
             sigma = tuple(arb(a) if a == b else arb(a).union(arb(b))
-                          for a, b in zip(lj[:live[j]].tolist(), uj[:live[j]].tolist())) + (zero,) * (k - live[j])
+                          for a, b in zip(lows[j][:n_live], ups[j][:n_live])) + tail
+            residual = arb(res[j]) if tj == 0 else arb(res[j]) * _pow2(tj)
             out.append(SingularValueEnclosure(
-                shape=shape, sigma=sigma, lower=lj, upper=uj, mode="product", certified=True,
-                alpha=arb(float(alA[j])), beta=arb(float(alB[j])), residual=arb(float(resid[j])) * _pow2(tj),
+                shape=shape, sigma=sigma, lower=lower[j], upper=upper[j], mode="product", certified=True,
+                alpha=arb(al_a[j]), beta=arb(al_b[j]), residual=residual,
                 rank=RankBounds(rank_lower[j], max(r, rank_lower[j]))))
     return out
 

@@ -1181,7 +1181,7 @@ def _norm_21_of_product_gram_stack(A: np.ndarray, B: np.ndarray) -> list[arb | N
 
 
 def _norm_21_from_gram_stack(G: np.ndarray, nK: np.ndarray, B: np.ndarray, m: int,
-                             exponents: np.ndarray | None = None) -> list[arb | None]:
+                             exponents: np.ndarray | None = None, beta: np.ndarray | None = None) -> list[arb | None]:
     """Lemma 8.1 from a given Gram stack: ``‖A_j B_jᵀ‖_{2,1}`` where only ``Ĝ_j = fl(A_jᵀA_j)`` is at hand.
 
     The part of :func:`_norm_21_of_product_gram_stack` after the Gram
@@ -1203,6 +1203,8 @@ def _norm_21_from_gram_stack(G: np.ndarray, nK: np.ndarray, B: np.ndarray, m: in
         t_j = a + b, and the balls returned are for ``A′_j B′_jᵀ`` (the norm times
         2^-t_j: the two float sums are scaled back by ``ldexp`` — exact for a normal
         result — before the balls are formed, else the ball is scaled in Arb).
+    beta : ndarray (h,), optional
+        Floats ≥ max|b_jl| of each slice (Lemma 8.1 needs only an upper bound); computed from B if omitted.
 
     Returns
     -------
@@ -1217,7 +1219,9 @@ def _norm_21_from_gram_stack(G: np.ndarray, nK: np.ndarray, B: np.ndarray, m: in
         q = inflate(nK[:, None] * inflate(np.einsum("hij,hij->hi", B, B), d), 1)
         t = np.einsum("hij,hij->hi", np.matmul(B, G), B)  # t_j ≈ b_jᵀ Ĝ b_j
         c1f = _lemma81_constants(m, d)[0]
-        c0f = _lemma81_c0_upper(m, d, np.maximum(B.max(axis=(1, 2)), -B.min(axis=(1, 2))))[:, None]
+        if beta is None:
+            beta = np.maximum(B.max(axis=(1, 2)), -B.min(axis=(1, 2)))
+        c0f = _lemma81_c0_upper(m, d, beta)[:, None]
         # e_j ≥ c₁q_j + c₀: one rounded product, then one sum of two nonnegative floats.
         e = inflate(inflate(c1f * q, 1) + c0f, 1)
         hi = np.sqrt(np.maximum(t, 0.0) + e)  # ‖A b_j‖ ≤ hi_j·(1 + 2u)
