@@ -770,7 +770,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
         a = np.where(ok, alU, 0.0)
         grow = up(1.0 + a)[:, None]
         shrink = np.maximum(down(1.0 - a), 0.0)[:, None]
-        lv = lam[:, ::-1]  # descending, with signs
+        lv = np.sort(lam, axis=1)[:, ::-1]  # λ₍ᵢ₎ descending, with signs (Theorem G; eigh's order is not relied on)
         pos = lv >= 0
         lsq, hsq = _outward_squares(lv, np.where(pos, shrink, grow), np.where(pos, grow, shrink),
                                     np.where(ok, c, 0.0)[:, None])

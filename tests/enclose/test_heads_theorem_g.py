@@ -316,3 +316,22 @@ def test_gram_stacks_and_nu_bound_the_exact_values(chain, monkeypatch):
             assert Fraction(float(nu[j])) >= max(sum(r) for r in N)
         else:
             assert Fraction(float(nu[j])) >= sum(x * x for r in Ff for x in r)
+
+
+@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+def test_route_does_not_rely_on_the_eigenvalue_order(order, monkeypatch):
+    """Theorem G sorts λ (the pairs (λᵢ, uᵢ) may come in any order): eigh's output permuted still encloses."""
+    real = np.linalg.eigh
+    rng = np.random.default_rng(14)
+
+    def eigh(M):
+        lam, U = real(M)
+        p = np.arange(lam.shape[-1])[::-1] if order == "reversed" else rng.permutation(lam.shape[-1])
+        return lam[..., p].copy(), U[..., :, p].copy()
+    monkeypatch.setattr(np.linalg, "eigh", eigh)
+    As, Bs = _factors(rng, 3, 7, 6, 3)
+    As.append(np.eye(2))
+    Bs.append(np.diag([1.0, 3.0]))  # σ = (3, 1) (s5-ref's DEFECT 1)
+    for enc, A, B in zip(enclose_singular_values_of_products(As, Bs, mode="auto"), As, Bs):
+        assert enc.certified and enc.mode == "product" and np.all(enc.lower <= enc.upper)
+        _assert_contains_exactly(enc, A, B)
