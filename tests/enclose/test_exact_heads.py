@@ -171,3 +171,56 @@ def test_public_auto_products_under_wrong_cholesky_and_eigh(monkeypatch):
 @pytest.mark.parametrize("seed", range(4))
 def test_public_auto_products_sweep(seed, monkeypatch):
     _check_public_auto(6300 + seed, 400, monkeypatch)
+
+
+# -------------------- Ĝ_A, Ĝ_B off by almost the whole a-priori bound γ|F|ᵀ|F| (what BLAS may return)
+
+
+def install_worst_case_grams(rng, monkeypatch, fraction: float = 0.9) -> None:
+    """``product._grams_and_abs_gram_norms`` returns Ĝ = fl(FᵀF) + s·fraction·γ_m·|F|ᵀ|F| (s = ±1 per slice).
+
+    Lemma 2.1 allows any |Ĝ − FᵀF| ≤ γ_m|F|ᵀ|F| (+ underflow); real BLAS roundings are far smaller, so
+    without this the γ_m terms of β and ε are never needed. The perturbation is computed conservatively
+    (its float value is ≤ fraction·γ_m·|F|ᵀ|F| up to a factor 1 + 4u, and fraction·(1 + 4u) + u·m < 1).
+    """
+    orig = product_mod._grams_and_abs_gram_norms
+
+    def grams(Fs, keep):
+        G, nu, stacks = orig(Fs, keep)
+        m = Fs[0].shape[0]
+        gamma = m * 2.0**-53 / (1 - m * 2.0**-53)
+        absF = np.stack([np.abs(F) for F in Fs])
+        N = np.matmul(absF.transpose(0, 2, 1), absF)
+        sign = rng.choice([-1.0, 1.0], len(Fs))[:, None, None]
+        return G + sign * (fraction * gamma) * N * (1 - 2.0**-50), nu, stacks
+
+    monkeypatch.setattr(product_mod, "_grams_and_abs_gram_norms", grams)
+
+
+def _check_worst_case_grams(seed: int, cases: int, monkeypatch) -> int:
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(product_mod, "AUTO_RELATIVE_TARGET", np.inf)
+    install_worst_case_grams(rng, monkeypatch)
+    accepted = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            d = int(rng.integers(1, 3))
+            long, short = int(rng.integers(40, 120)), int(rng.integers(d, d + 2))
+            m, n = (long, short) if rng.random() < 0.5 else (short, long)
+            pairs = []
+            for _ in range(int(rng.integers(1, 3))):
+                A, B = rng.standard_normal((m, d)), rng.standard_normal((n, d))
+                if rng.random() < 0.5:  # same-sign entries: |F|ᵀ|F| ≈ FᵀF, the rounding bound is attainable in size
+                    A, B = np.abs(A), np.abs(B)
+                pairs.append((A, B))
+            encs = product_mod._certify_stack_theorem_g([p[0] for p in pairs], [p[1] for p in pairs])[0]
+            for (A, B), enc in zip(pairs, encs):
+                if enc is not None:
+                    check_product_enclosure(A, B, enc, ("Lemma 11.2, worst-case Ĝ", m, n, d))
+                    accepted += 1
+    return accepted
+
+
+def test_lemma_11_2_route_with_worst_case_rounded_grams(monkeypatch):
+    assert _check_worst_case_grams(6105, 30, monkeypatch) > 30

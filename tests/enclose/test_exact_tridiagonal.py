@@ -578,3 +578,65 @@ def test_tridiagonal_route_known_medium(monkeypatch):
                 seen.add(enc.mode)
                 check_known(enc, spec, (m, n, mode))
     assert seen & {"gram-tri", "fast+gram-tri"}, seen
+
+
+# ------------------------------------- brackets at shifts where the float count is wrong (ρ is needed)
+
+
+def _wrong_counts(rng, cases: int):
+    """``(d, e, j, μ, side)``: float Sturm counts that differ from the exact count of T itself.
+
+    side = "low": μ > λⱼ (ascending, 0-based) but the valid float count is ≤ j, so only ``λⱼ ≥ μ − ρ`` holds;
+    side = "high": μ ≤ λⱼ but the float count is ≥ j + 1, so only ``λⱼ < μ + ρ`` holds. max|T| ∈ [1, 2) (no scaling).
+    """
+    out = []
+    for _ in range(cases):
+        k = int(rng.integers(3, 9))
+        d, e = rng.uniform(-1, 1, k), rng.uniform(-1, 1, k - 1)
+        d[0] = 1.5
+        iso = isolate(d, e, Fraction(1, 2**90))
+        for j, (a, _) in enumerate(iso):
+            lam = float(a)
+            mus = lam + np.arange(-24, 25) * np.spacing(lam)
+            counts, valid = tri.sturm_counts(d, e, mus)
+            for mu, c, v in zip(mus.tolist(), counts.tolist(), valid.tolist()):
+                if v:
+                    below = count_below(d, e, mu)  # exact #{λ(T) < μ}
+                    if c <= j < below:
+                        out.append((d, e, j, mu, "low"))
+                    elif below <= j < c:
+                        out.append((d, e, j, mu, "high"))
+    return out
+
+
+def _approx_hitting(d, e, j, mu, side, spread=0.0):
+    """Approximations λ̂ for which tridiagonal_eigenvalue_bounds' own shift λ̂ⱼ ∓ δⱼ is exactly μ (or None)."""
+    rho = tri.sturm_perturbation(e)
+    base = spread + 2 * rho
+    exact = [float(a) for a, _ in isolate(d, e, Fraction(1, 2**70))]
+    sign = -1.0 if side == "low" else 1.0
+    guess = mu - sign * (base + 8 * float(np.spacing(abs(mu))))
+    for t in range(-12, 13):
+        lam = guess + t * float(np.spacing(guess))
+        delta = base + 8 * np.spacing(np.abs(lam))
+        if (lam - delta if side == "low" else lam + delta) == mu:
+            approx = np.array(exact)
+            approx[j] = lam
+            return approx if np.all(np.diff(approx) > 0) else None
+    return None
+
+
+def test_brackets_need_rho_where_float_counts_are_wrong():
+    # Shifts placed (through the approximations) exactly where the float count of T̂ disagrees with T's
+    # exact count: the bracket is right only because of Corollary S's ±ρ (a bracket without ρ misses λⱼ).
+    rng = np.random.default_rng(5151)
+    cases = _wrong_counts(rng, 20)
+    sides = {"low": 0, "high": 0}
+    for d, e, j, mu, side in cases:
+        approx = _approx_hitting(d, e, j, mu, side)
+        if approx is None:
+            continue
+        lo, hi = tri.tridiagonal_eigenvalue_bounds(d, e, approx=approx, spread=0.0)
+        check_eigenvalue_bounds(d, e, lo, hi)
+        sides[side] += 1
+    assert sides["low"] >= 3 and sides["high"] >= 3, sides
