@@ -134,10 +134,9 @@ def test_lemma_11_2_route_under_wrong_cholesky_and_eigh(monkeypatch):
     assert _check_theorem_g_stack(6102, 60, monkeypatch, wrong=True) > 40
 
 
-@pytest.mark.xfail(reason="DEFECT 1 in notes/s5/DEFECTS.md: λ taken as eigh's order, not sorted (product.py)",
-                   strict=False)
 def test_lemma_11_2_route_with_unsorted_eigh(monkeypatch):
-    # Theorem G's λ₍ᵢ₎ are the eigenvalues *sorted*; LAPACK's order is not part of the proof.
+    # Theorem G's λ₍ᵢ₎ are the eigenvalues *sorted*; LAPACK's order is not part of the proof (session 5's
+    # DEFECT 1: the route took eigh's order, and a permuted output gave non-enclosing float ends; fixed in adb5b9e).
     _check_theorem_g_stack(6104, 60, monkeypatch, wrong=True, unsorted=True)
 
 
