@@ -184,8 +184,8 @@ def install_worst_case_grams(rng, monkeypatch, fraction: float = 0.9) -> None:
     """
     orig = product_mod._grams_and_abs_gram_norms
 
-    def grams(Fs, keep):
-        G, nu, stacks = orig(Fs, keep)
+    def grams(Fs, keep, *args, **kw):
+        G, nu, stacks = orig(Fs, keep, *args, **kw)
         m = Fs[0].shape[0]
         gamma = m * 2.0**-53 / (1 - m * 2.0**-53)
         absF = np.stack([np.abs(F) for F in Fs])
