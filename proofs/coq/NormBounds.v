@@ -942,3 +942,137 @@ Proof.
   - intros i Hi. unfold trim. destruct (Nat.eq_dec i (S i)); [lia|].
     destruct (Nat.eq_dec (S i) (S i)); [apply He, Hi|lia].
 Qed.
+
+Lemma Rabs_le_inv_helper : forall a b h, - (h - b) <= a -> a <= h - b -> Rabs a + b <= h.
+Proof.
+  intros a b h H1 H2. assert (Rabs a <= h - b) by (apply Rabs_le; split; assumption). lra.
+Qed.
+
+(** ** Gershgorin's interval for a symmetric tridiagonal matrix
+    ([tridiagonal.gershgorin_bounds], the default ends of
+    [tridiagonal_eigenvalue_bounds]) *)
+
+(** The absolute row sum of a tridiagonal row. *)
+Lemma tridiag_row_le : forall n (M : nat -> nat -> R) i, (i < n)%nat ->
+  (forall j, (j < n)%nat -> (S i < j)%nat -> M i j = 0) ->
+  (forall j, (j < n)%nat -> (S j < i)%nat -> M i j = 0) ->
+  rsum n (fun j => Rabs (M i j)) <=
+    Rabs (M i i) + (match i with O => 0 | S k => Rabs (M i k) end)
+    + (if lt_dec (S i) n then Rabs (M i (S i)) else 0).
+Proof.
+  intros n M i Hi Hr Hl.
+  set (pm := match i with O => 0 | S k => Rabs (M i k) end).
+  set (pp := if lt_dec (S i) n then Rabs (M i (S i)) else 0).
+  apply Rle_trans with (rsum n (fun j => (if Nat.eq_dec j i then Rabs (M i i) else 0)
+                                     + ((if Nat.eq_dec (S j) i then pm else 0)
+                                        + (if Nat.eq_dec j (S i) then Rabs (M i (S i)) else 0)))).
+  - apply rsum_le. intros j Hj.
+    destruct (Nat.eq_dec j i) as [->|H1].
+    + destruct (Nat.eq_dec (S i) i); [lia|]. destruct (Nat.eq_dec i (S i)); [lia|]. lra.
+    + destruct (Nat.eq_dec (S j) i) as [<-|H2].
+      * destruct (Nat.eq_dec j (S (S j))); [lia|]. unfold pm. lra.
+      * destruct (Nat.eq_dec j (S i)) as [->|H3]; [lra|].
+        destruct (lt_dec (S i) j) as [Hlt|Hge].
+        -- rewrite Hr by assumption. rewrite Rabs_R0. lra.
+        -- rewrite Hl by lia. rewrite Rabs_R0. lra.
+  - rewrite !rsum_add, !rsum_point.
+    destruct (lt_dec i n); [|lia].
+    assert (Hpm : rsum n (fun j => if Nat.eq_dec (S j) i then pm else 0) <= pm).
+    { unfold pm. destruct i as [|k].
+      - rewrite (rsum_ext n _ (fun _ => 0)); [rewrite rsum_zero; lra|].
+        intros j _. destruct (Nat.eq_dec (S j) 0); [lia|reflexivity].
+      - rewrite (rsum_ext n _ (fun j => if Nat.eq_dec j k then Rabs (M (S k) k) else 0)).
+        + apply rsum_point_le, Rabs_pos.
+        + intros j _. destruct (Nat.eq_dec (S j) (S k)), (Nat.eq_dec j k); try lia; reflexivity. }
+    unfold pp. destruct (lt_dec (S i) n); lra.
+Qed.
+
+(** An eigenvalue [lam] (eigenvector [x <> 0]) of [M] satisfies
+    [|lam - c| <= ||M - c I||_2]. *)
+Theorem eigenvalue_in_opbound : forall n M c h lam x,
+  opbound n n (fun i j => M i j - c * idm i j) h ->
+  (forall i, (i < n)%nat -> mv n M x i = lam * x i) -> 0 < nsq n x ->
+  Rabs (lam - c) <= h.
+Proof.
+  intros n M c h lam x [Hh HM] Hev Hx.
+  specialize (HM x).
+  rewrite (nsq_ext n _ (fun i => (lam - c) * x i)) in HM.
+  2:{ intros i Hi. rewrite mv_sub, Hev by exact Hi.
+      assert (E : mv n (fun a b => c * idm a b) x i = c * x i).
+      { unfold mv. rewrite (rsum_ext n _ (fun j => c * (idm i j * x j))) by (intros; ring).
+        rewrite rsum_scal. fold (mv n idm x i). rewrite mv_idm by exact Hi. reflexivity. }
+      rewrite E. ring. }
+  assert (E2 : nsq n (fun i => (lam - c) * x i) = (lam - c) * (lam - c) * nsq n x).
+  { unfold nsq. rewrite <- rsum_scal. apply rsum_ext. intros; ring. }
+  rewrite E2 in HM.
+  assert (Hsq : (lam - c) * (lam - c) <= h * h) by (apply (Rmult_le_reg_r (nsq n x)); [exact Hx|lra]).
+  apply Rabs_le. split; nra.
+Qed.
+
+Lemma trim_sym : forall d e i j, trim d e i j = trim d e j i.
+Proof.
+  intros d e i j. unfold trim.
+  destruct (Nat.eq_dec i j) as [->|H1]; [destruct (Nat.eq_dec j j); [reflexivity|lia]|].
+  destruct (Nat.eq_dec j i) as [E|_]; [lia|].
+  destruct (Nat.eq_dec (S i) j) as [<-|H2].
+  - destruct (Nat.eq_dec (S (S i)) i); [lia|]. destruct (Nat.eq_dec (S i) (S i)); [reflexivity|lia].
+  - destruct (Nat.eq_dec (S j) i) as [<-|H3]; [destruct (Nat.eq_dec (S j) (S j)); [reflexivity|lia]|].
+    reflexivity.
+Qed.
+
+Lemma trim_row : forall n d e i, (i < n)%nat ->
+  rsum n (fun j => Rabs (trim d e i j)) <=
+    Rabs (d i) + ((match i with O => 0 | S k => Rabs (e k) end) + (if lt_dec (S i) n then Rabs (e i) else 0)).
+Proof.
+  intros n d e i Hi.
+  eapply Rle_trans.
+  { apply (tridiag_row_le n (trim d e) i Hi); intros j _ Hj; unfold trim;
+      destruct (Nat.eq_dec i j); try lia; destruct (Nat.eq_dec (S i) j); try lia;
+      destruct (Nat.eq_dec (S j) i); try lia; reflexivity. }
+  { unfold trim at 1. destruct (Nat.eq_dec i i); [|lia].
+    assert (Hm : (match i with O => 0 | S k => Rabs (trim d e i k) end) = (match i with O => 0 | S k => Rabs (e k) end)).
+    { destruct i as [|k]; [reflexivity|]. unfold trim.
+      destruct (Nat.eq_dec (S k) k); [lia|]. destruct (Nat.eq_dec (S (S k)) k); [lia|].
+      destruct (Nat.eq_dec (S k) (S k)); [reflexivity|lia]. }
+    assert (Hp : (if lt_dec (S i) n then Rabs (trim d e i (S i)) else 0) = (if lt_dec (S i) n then Rabs (e i) else 0)).
+    { destruct (lt_dec (S i) n); [|reflexivity]. unfold trim.
+      destruct (Nat.eq_dec i (S i)); [lia|]. destruct (Nat.eq_dec (S i) (S i)); [reflexivity|lia]. }
+    rewrite Hm, Hp. lra. }
+Qed.
+
+(** Gershgorin for [trim d e]: if [glo <= d i - r i] and [d i + r i <= ghi]
+    for every row ([r i] = its off-diagonal absolute row sum), every
+    eigenvalue lies in [[glo, ghi]]. *)
+Theorem gershgorin_tridiagonal : forall n d e glo ghi lam x,
+  (forall i, (i < n)%nat ->
+     glo <= d i - ((match i with O => 0 | S k => Rabs (e k) end) + (if lt_dec (S i) n then Rabs (e i) else 0)) /\
+     d i + ((match i with O => 0 | S k => Rabs (e k) end) + (if lt_dec (S i) n then Rabs (e i) else 0)) <= ghi) ->
+  (forall i, (i < n)%nat -> mv n (trim d e) x i = lam * x i) -> 0 < nsq n x ->
+  glo <= lam <= ghi.
+Proof.
+  intros n d e glo ghi lam x Hg Hev Hx.
+  set (c := (glo + ghi) / 2). set (h := (ghi - glo) / 2).
+  set (r := fun i => (match i with O => 0 | S k => Rabs (e k) end) + (if lt_dec (S i) n then Rabs (e i) else 0)).
+  assert (Hr0 : forall i, 0 <= r i).
+  { intros i. unfold r. destruct i as [|k]; destruct (lt_dec _ n);
+      try (pose proof (Rabs_pos (e k))); try (pose proof (Rabs_pos (e (S k)))); try (pose proof (Rabs_pos (e O))); lra. }
+  assert (Hn : (0 < n)%nat).
+  { destruct n; [|lia]. unfold nsq in Hx. simpl in Hx. lra. }
+  assert (Hh : 0 <= h) by (destruct (Hg O Hn) as [H1 H2]; fold (r O) in H1, H2; pose proof (Hr0 O); unfold h; lra).
+  set (dc := fun i => d i - c).
+  assert (Hrow : forall i, (i < n)%nat -> rsum n (fun j => Rabs (trim dc e i j)) <= h).
+  { intros i Hi. eapply Rle_trans; [apply trim_row, Hi|]. fold (r i).
+    destruct (Hg i Hi) as [H1 H2]. fold (r i) in H1, H2. unfold dc.
+    apply Rabs_le_inv_helper; unfold c, h in *; lra. }
+  assert (HM : opbound n n (fun i j => trim d e i j - c * idm i j) h).
+  { apply (opbound_ext n n (trim dc e)).
+    - intros i j _ _. unfold trim, idm, dc.
+      destruct (Nat.eq_dec i j); [ring|]. rewrite Rmult_0_r, Rminus_0_r. reflexivity.
+    - replace h with (sqrt (h * h)) by (rewrite sqrt_square; [reflexivity|exact Hh]).
+      apply holder_bound; try assumption.
+      intros j Hj. rewrite (rsum_ext n _ (fun i => Rabs (trim dc e j i))); [apply Hrow, Hj|].
+      intros i _. rewrite trim_sym. reflexivity. }
+  pose proof (eigenvalue_in_opbound n (trim d e) c h lam x HM Hev Hx) as H.
+  assert (Ec : c = (glo + ghi) / 2) by reflexivity. assert (Eh : h = (ghi - glo) / 2) by reflexivity.
+  clearbody c h. unfold Rabs in H. destruct (Rcase_abs (lam - c)); lra.
+Qed.

@@ -62,8 +62,10 @@
     - [tridiagonal_bounds_extra]: the widening by [extra >= ||2^t T - T'||_2]
       (an inexactly scaled [T], zeroed tiny off-diagonals;
       [NormBounds.trim_diff_opbound] bounds that norm; Weyl a hypothesis).
-    Still prose: Gershgorin's default ends, [_best_shifts]' choice of
-    shifts (any valid shift gives valid ends). *)
+    - [gershgorin_a_upper], [gershgorin_row_ends]: [gershgorin_bounds]'
+      float ends (with [NormBounds.gershgorin_tridiagonal]).
+    Still prose: [_best_shifts]' choice of shifts (any valid shift gives
+    valid ends). *)
 
 From Coq Require Import Reals Psatz.
 From Flocq Require Import Core Relative.
@@ -964,4 +966,28 @@ Proof.
   intros lamT lamTp lo hi x extra Hw Hx [Hl Hh]. apply Rabs_le_inv in Hw. split.
   - apply step_down. lra.
   - apply step_up. lra.
+Qed.
+
+(** ** [gershgorin_bounds]: the default ends
+
+    Per row [a_i = |e_i|] (0 in the last row), then for [i >= 1]
+    [a_i = |e_(i-1)|] where [a_i = 0], else [nextafter(fl(a_i + |e_(i-1)|), +inf)];
+    [lo_i = d_i] where [a_i = 0], else [nextafter(fl(d_i - a_i), -inf)], and
+    dually [hi_i]; [glo = min lo], [ghi = max hi].  Then [a_i >= r_i] (the
+    row's off-diagonal absolute sum), [lo_i <= d_i - r_i],
+    [d_i + r_i <= hi_i], so [NormBounds.gershgorin_tridiagonal] puts every
+    eigenvalue in [[glo, ghi]]. *)
+Lemma gershgorin_a_upper : forall x y, 0 <= x -> 0 <= y ->
+  x + y <= (if Req_EM_T x 0 then y else succ radix2 fexp (fl (x + y))).
+Proof.
+  intros x y Hx Hy. destruct (Req_EM_T x 0) as [->|_]; [lra|]. apply step_up. lra.
+Qed.
+
+Lemma gershgorin_row_ends : forall di a r, 0 <= r <= a ->
+  (if Req_EM_T a 0 then di else pred radix2 fexp (fl (di - a))) <= di - r /\
+  di + r <= (if Req_EM_T a 0 then di else succ radix2 fexp (fl (di + a))).
+Proof.
+  intros di a r [H0 H1]. destruct (Req_EM_T a 0) as [->|_].
+  - assert (r = 0) by lra. subst r. lra.
+  - split; [apply step_down|apply step_up]; lra.
 Qed.
