@@ -1076,3 +1076,93 @@ Proof.
   assert (Ec : c = (glo + ghi) / 2) by reflexivity. assert (Eh : h = (ghi - glo) / 2) by reflexivity.
   clearbody c h. unfold Rabs in H. destruct (Rcase_abs (lam - c)); lra.
 Qed.
+
+(** ** Lemma 11.2's [beta] ([product._certify_stack_theorem_g]): for
+    [d x d] floats [R = L^T], [G_hat], [P = fl(R G_hat)], [M_hat = fl(P R^T)]
+    with Lemma 2.1's entrywise bounds (constant [kap = 2 d eta]),
+    [||G_hat - G_A||_2 <= g], [||R||_2, || |R| ||_2 <= nL] and
+    [|| |R||G_hat||R|^T ||_2 <= N]:
+    [||M_hat - R G_A R^T||_2 <= gam(2+gam) N + nL g nL + kap d (1 + (1+gam) nL)]
+    (the prose's bound; the code's [gamma_2d N + nL^2 g + 2 d^2 eta (1 + 2 nL)]
+    is larger, [lemma_11_2_beta_constants]). *)
+Theorem lemma_11_2_beta : forall d (R Gh GA P Mh : nat -> nat -> R) gam kap g nL N,
+  0 <= gam -> 0 <= kap ->
+  (forall i j, (i < d)%nat -> (j < d)%nat ->
+     Rabs (Mh i j - mmul d P (mtr R) i j) <= gam * mmul d (mabs P) (mtr (mabs R)) i j + kap) ->
+  (forall i l, (i < d)%nat -> (l < d)%nat ->
+     Rabs (P i l - mmul d R Gh i l) <= gam * mmul d (mabs R) (mabs Gh) i l + kap) ->
+  opbound d d (fun i j => Gh i j - GA i j) g ->
+  opbound d d R nL -> opbound d d (mabs R) nL ->
+  opbound d d (mmul d (mmul d (mabs R) (mabs Gh)) (mtr (mabs R))) N ->
+  opbound d d (fun i j => Mh i j - mmul d (mmul d R GA) (mtr R) i j)
+    (gam * (2 + gam) * N + nL * g * nL + kap * INR d * (1 + (1 + gam) * nL)).
+Proof.
+  intros d R Gh GA P Mh gam kap g nL N Hg Hk H1 H2 HG HR HaR HN.
+  set (A := mmul d (mabs R) (mabs Gh)).
+  set (N3 := mmul d A (mtr (mabs R))).
+  set (C := fun i j : nat => rsum d (fun l => Rabs (R j l))).
+  assert (HA0 : forall i l, 0 <= A i l).
+  { intros i l. unfold A, mmul, mabs. apply rsum_nonneg. intros; apply Rmult_le_pos; apply Rabs_pos. }
+  assert (HRGh : forall i l, Rabs (mmul d R Gh i l) <= A i l).
+  { intros i l. unfold A, mmul, mabs. eapply Rle_trans; [apply rsum_abs|]. right.
+    apply rsum_ext. intros; apply Rabs_mult. }
+  (* |P| <= (1+gam) A + kap *)
+  assert (HP : forall i l, (i < d)%nat -> (l < d)%nat -> Rabs (P i l) <= (1 + gam) * A i l + kap).
+  { intros i l Hi Hl. pose proof (H2 i l Hi Hl) as H. pose proof (HRGh i l).
+    assert (Rabs (P i l) <= Rabs (mmul d R Gh i l) + Rabs (P i l - mmul d R Gh i l)).
+    { replace (P i l) with (mmul d R Gh i l + (P i l - mmul d R Gh i l)) at 1 by ring. apply Rabs_triang. }
+    unfold A in *. lra. }
+  (* the two product terms, entrywise *)
+  assert (T1 : forall i j, (i < d)%nat -> (j < d)%nat ->
+    mmul d (mabs P) (mtr (mabs R)) i j <= (1 + gam) * N3 i j + kap * C i j).
+  { intros i j Hi Hj. unfold N3, C, mmul at 1 2, mtr, mabs.
+    rewrite <- rsum_scal, <- rsum_scal, <- rsum_add. apply rsum_le. intros l Hl.
+    pose proof (HP i l Hi Hl). pose proof (Rabs_pos (R j l)). fold (mabs R).
+    unfold mabs. nra. }
+  assert (T2 : forall i j, (i < d)%nat -> (j < d)%nat ->
+    Rabs (mmul d (fun a b => P a b - mmul d R Gh a b) (mtr R) i j) <= gam * N3 i j + kap * C i j).
+  { intros i j Hi Hj. unfold mmul at 1. eapply Rle_trans; [apply rsum_abs|].
+    unfold N3, C, mmul at 2, mtr, mabs. rewrite <- rsum_scal, <- rsum_scal, <- rsum_add. apply rsum_le.
+    intros l Hl. rewrite Rabs_mult. pose proof (H2 i l Hi Hl). pose proof (Rabs_pos (R j l)).
+    unfold A in *. apply Rle_trans with ((gam * mmul d (mabs R) (mabs Gh) i l + kap) * Rabs (R j l));
+      [apply Rmult_le_compat_r; assumption|]. right. unfold mabs. ring. }
+  (* the decomposition *)
+  set (T12 := fun i j => (Mh i j - mmul d P (mtr R) i j) + mmul d (fun a b => P a b - mmul d R Gh a b) (mtr R) i j).
+  set (T3 := mmul d (mmul d R (fun a b => Gh a b - GA a b)) (mtr R)).
+  assert (Edec : forall i j, (i < d)%nat -> (j < d)%nat ->
+    Mh i j - mmul d (mmul d R GA) (mtr R) i j = T12 i j + T3 i j).
+  { intros i j _ _. unfold T12, T3, mmul, mtr.
+    replace (rsum d (fun l => (P i l - rsum d (fun k => R i k * Gh k l)) * R j l))
+      with (rsum d (fun l => P i l * R j l) - rsum d (fun l => rsum d (fun k => R i k * Gh k l) * R j l))
+      by (rewrite <- rsum_sub; apply rsum_ext; intros; ring).
+    replace (rsum d (fun l => rsum d (fun k => R i k * (Gh k l - GA k l)) * R j l))
+      with (rsum d (fun l => rsum d (fun k => R i k * Gh k l) * R j l) - rsum d (fun l => rsum d (fun k => R i k * GA k l) * R j l)).
+    2:{ rewrite <- rsum_sub. apply rsum_ext. intros l _.
+        replace (rsum d (fun k => R i k * (Gh k l - GA k l)))
+          with (rsum d (fun k => R i k * Gh k l) - rsum d (fun k => R i k * GA k l)).
+        - ring.
+        - rewrite <- rsum_sub. apply rsum_ext. intros; ring. }
+    ring. }
+  assert (HT12 : opbound d d T12 (gam * (2 + gam) * N + kap * (1 + gam) * (INR d * nL) + kap * INR d)).
+  { apply (opbound_mono d d T12 (fun i j => gam * (2 + gam) * N3 i j + kap * (1 + gam) * C i j + kap)).
+    - intros i j Hi Hj. unfold T12. eapply Rle_trans; [apply Rabs_triang|].
+      pose proof (H1 i j Hi Hj). pose proof (T1 i j Hi Hj). pose proof (T2 i j Hi Hj).
+      assert (gam * mmul d (mabs P) (mtr (mabs R)) i j <= gam * ((1 + gam) * N3 i j + kap * C i j))
+        by (apply Rmult_le_compat_l; assumption).
+      nra.
+    - replace (kap * INR d) with (kap * sqrt (INR d * INR d)) by (rewrite sqrt_square; [reflexivity|apply pos_INR]).
+      apply opbound_add; [apply opbound_add|].
+      + apply opbound_scal_nonneg; [exact HN|]. nra.
+      + apply (opbound_ext d d (fun i j => kap * (1 + gam) * mmul d (fun _ _ => 1) (mtr (mabs R)) i j)).
+        { intros i j _ _. unfold C, mmul, mtr, mabs. f_equal. apply rsum_ext. intros; ring. }
+        apply opbound_scal_nonneg; [|nra].
+        replace (INR d * nL) with ((1 * sqrt (INR d * INR d)) * nL)
+          by (rewrite sqrt_square by apply pos_INR; ring).
+        apply opbound_mul; [apply opbound_const; lra|apply opbound_transpose, HaR].
+      + apply opbound_const, Hk. }
+  assert (HT3 : opbound d d T3 (nL * g * nL)).
+  { unfold T3. apply opbound_mul; [apply opbound_mul; assumption|apply opbound_transpose, HR]. }
+  apply (opbound_ext d d (fun i j => T12 i j + T3 i j)); [intros i j Hi Hj; symmetry; apply Edec; assumption|].
+  apply opbound_weaken with ((gam * (2 + gam) * N + kap * (1 + gam) * (INR d * nL) + kap * INR d) + nL * g * nL);
+    [apply opbound_add; assumption|right; ring].
+Qed.

@@ -282,3 +282,28 @@ Proof.
   intros td toff. split; [|reflexivity].
   simpl. replace (dfl toff + dfl toff) with (2 * dfl toff) by ring. reflexivity.
 Qed.
+
+(** Lemma 11.2's [beta]: the prose's bound ([NormBounds.lemma_11_2_beta] with
+    [gam = gamma_d], [kap = 2 d eta]) is at most the code's
+    [gamma_(2d) N + nL^2 g + under] for any [under >= 2 d^2 eta (1 + 2 nL)]
+    ([gamma_d (2 + gamma_d) <= gamma_(2d)], [1 + gamma_d <= 2]). *)
+Lemma lemma_11_2_beta_constants : forall d N g nL under,
+  INR (d + d) * u <= / 2 -> 0 <= N -> 0 <= g -> 0 <= nL ->
+  2 * INR d * eta * INR d * (1 + 2 * nL) <= under ->
+  gamma d * (2 + gamma d) * N + nL * g * nL + 2 * INR d * eta * INR d * (1 + (1 + gamma d) * nL)
+    <= gamma (d + d) * N + nL * nL * g + under.
+Proof.
+  intros d N g nL under Hd HN Hg HnL Hu.
+  pose proof u_pos. pose proof eta_pos. pose proof (pos_INR d).
+  assert (Hd1 : INR d * u <= / 2).
+  { apply Rle_trans with (INR (d + d) * u); [|exact Hd]. apply Rmult_le_compat_r; [lra|]. apply le_INR; lia. }
+  pose proof (gamma_add d d ltac:(lra)) as Ga. pose proof (gamma_nonneg d ltac:(lra)) as G0.
+  pose proof (gamma_le_2ku d Hd1) as G1.
+  assert (Hd2 : INR d * u <= / 4) by (rewrite plus_INR in Hd; lra).
+  assert (G2 : gamma d <= 1) by lra.
+  assert (E1 : gamma d * (2 + gamma d) * N <= gamma (d + d) * N) by (apply Rmult_le_compat_r; [exact HN|nra]).
+  assert (E2 : 2 * INR d * eta * INR d * (1 + (1 + gamma d) * nL) <= 2 * INR d * eta * INR d * (1 + 2 * nL)).
+  { apply Rmult_le_compat_l; [apply Rmult_le_pos; [apply Rmult_le_pos; [apply Rmult_le_pos|]|]; lra|].
+    assert ((1 + gamma d) * nL <= 2 * nL) by (apply Rmult_le_compat_r; lra). lra. }
+  nra.
+Qed.
