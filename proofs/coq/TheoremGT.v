@@ -5,7 +5,9 @@
     ([tridiagonal_theorem_g_float_bounds], which calls [_outward_squares]
     on the lower brackets [a_i] for the lower ends and on the upper
     brackets [b_i] for the upper ends, then [_balls_from_squares]: the same
-    square roots and [ldexp] back as [theorem_g_float_bounds]).
+    square roots and [ldexp] back as [theorem_g_float_bounds]).  At the end,
+    [proofs/enclosure.md] §11 Lemma 11.2 (Theorem G for a product) and its
+    float ends ([product._certify_stack_theorem_g]).
 
     As in [TheoremG.v], the matrix facts are named section hypotheses:
     - [weyl_eig_Q] (F2): the extreme eigenvalues of [Q^T Q] lie in
@@ -126,3 +128,64 @@ Proof.
 Qed.
 
 End TheoremGT.
+
+(** ** Lemma 11.2 (Theorem G for a product, [product._certify_stack_theorem_g])
+
+    [sP i = sigma_i(A B^T)], [lM i = lambda_i(L^T G_A L)] ([>= 0]: a Gram
+    matrix), [lH i = lambda_i(U diag(lambda) U^T)]; named hypotheses: Theorem
+    G's ([weyl_eig_U], [ostrowski], [weyl_additive] for [M_hat] against
+    [L^T G_A L]) and the congruence steps (a)-(c) of the proof
+    ([congruence]: [|sigma_i(A B^T)^2 - lambda_i(L^T G_A L)| <= ||G_A|| ||G_B - L L^T||]). *)
+Section Lemma112.
+Variables (sP lM lH lam : nat -> R) (mu_min mu_max dU dB dE dEps : R).
+Hypothesis sP_nonneg : forall i, 0 <= sP i.
+Hypothesis lM_nonneg : forall i, 0 <= lM i.
+Hypothesis weyl_eig_U : 1 - dU <= mu_min /\ mu_min <= mu_max /\ mu_max <= 1 + dU.
+Hypothesis ostrowski : forall i,
+  (0 <= lam i -> mu_min * lam i <= lH i <= mu_max * lam i) /\
+  (lam i < 0 -> mu_max * lam i <= lH i <= mu_min * lam i).
+Hypothesis weyl_additive : forall i, Rabs (lM i - lH i) <= dE + dB.
+Hypothesis congruence : forall i, Rabs (sP i ^ 2 - lM i) <= dEps.
+
+Variables alpha beta e eps : R.
+Hypothesis Halpha : dU <= alpha < 1.
+Hypothesis Hbeta : dB <= beta.
+Hypothesis He : dE <= e.
+Hypothesis Heps : dEps <= eps.
+
+Theorem lemma_11_2 : forall i,
+  theta_lo alpha (lam i) * lam i - (beta + eps + e) <= sP i ^ 2
+    <= theta_hi alpha (lam i) * lam i + (beta + eps + e).
+Proof.
+  intros i.
+  assert (HG := theorem_g (fun i => sqrt (lM i)) lM lH lam mu_min mu_max dU dB dE
+                  (fun i => sqrt_pos (lM i))
+                  (fun i => eq_sym (pow2_sqrt (lM i) (lM_nonneg i)))
+                  weyl_eig_U ostrowski weyl_additive alpha beta e Halpha Hbeta He i).
+  destruct HG as [[H1 H2] _]. rewrite pow2_sqrt in H1, H2 by apply lM_nonneg.
+  pose proof (congruence i) as Hc. apply Rabs_le_inv in Hc. lra.
+Qed.
+
+(** The float ends: [TheoremGFloat.v]'s with [c >= beta + e + eps]
+    ([c = up(up(beta + e) + eps)] in the code). *)
+Variables c grow shrink : R.
+Hypothesis c_ok : beta + e + eps <= c.
+Hypothesis grow_ok : 1 + alpha <= grow.
+Hypothesis shrink_ok : 0 <= shrink <= 1 - alpha.
+
+Theorem lemma_11_2_float : forall i,
+  g_lower_end lam c grow shrink i <= sP i <= g_upper_end lam c grow shrink i.
+Proof.
+  intros i. pose proof (lemma_11_2 i) as [HL HU].
+  assert (Hc' : (beta + eps) + e <= c) by lra.
+  destruct (g_squares_bracket lam alpha (beta + eps) e c grow shrink Hc' grow_ok shrink_ok i) as [H1 H2].
+  pose proof (sP_nonneg i) as H0.
+  split.
+  - unfold g_lower_end. destruct (Rlt_dec 0 (lsq lam c grow shrink i)) as [Hp|_]; [|exact H0].
+    rewrite <- (sqrt_pow2 (sP i) H0). apply down_sqrt. lra.
+  - unfold g_upper_end. destruct (Req_EM_T (hsq lam c grow shrink i) 0) as [E|_].
+    + rewrite E in H2. assert (sP i ^ 2 <= 0) by lra. nra.
+    + rewrite <- (sqrt_pow2 (sP i) H0). apply up_sqrt. lra.
+Qed.
+
+End Lemma112.
