@@ -55,7 +55,8 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
     ``dsytrd`` (lower triangle, optimal blocked workspace) reduces G to T =
     QᵀGQ with Q = H₁⋯H_{k−1} stored as reflectors below the subdiagonal;
-    ``dorgqr`` forms the trailing block Q₁ from them, so Q̂ = [[1, 0], [0, Q₁]].
+    ``dorgqr`` forms Q̂ = [[1, 0], [0, Q₁]] from them (shifted one column
+    right, behind an identity reflector), in one k×k array.
     Only G's lower triangle is read. The certificate assumes nothing about
     these floats (Theorem G-T, proofs/enclosure-gram.md §1).
 
@@ -68,7 +69,7 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     -------
     tuple of numpy.ndarray or None
         ``(Q, d, e)``: Q (k, k) Fortran-ordered, d (k,), e (k−1,); None when
-        LAPACK reports an error or returns non-finite values.
+        LAPACK reports an error or returns a non-finite d or e.
 
     >>> G = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 1.0]])
     >>> Q, d, e = householder_tridiagonal(G)
@@ -89,16 +90,20 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
         c, d, e, tau, info = _lapack.dsytrd(G, lower=1, lwork=max(int(lw), 1))
         if info != 0:
             return None
+        # Reflector i (v(i+1) = 1, v(i+2:) below c's subdiagonal) becomes column i+1 of a k×k array whose
+        # column 0 is the identity reflector (τ = 0): dorgqr then returns Q̂ = H₀H₁⋯ = [[1, 0], [0, Q₁]] in place.
         Q = np.zeros((k, k), order="F")
-        Q[0, 0] = 1.0
-        # dorgqr's blocked code needs (k−1)·nb workspace; 64 ≥ LAPACK's block size for dorgqr.
-        Q1, _work, info = _lapack.dorgqr(c[1:, :-1], tau[: k - 1], lwork=max(64 * (k - 1), 1), overwrite_a=1)
+        Q[1:, 1:] = c[1:, :-1]
+        t = np.zeros(k)
+        t[1:] = tau[: k - 1]
+        # dorgqr's blocked code needs k·nb workspace; 64 ≥ LAPACK's block size for dorgqr.
+        Q, _work, info = _lapack.dorgqr(Q, t, lwork=max(64 * k, 1), overwrite_a=1)
         if info != 0:
             return None
-        Q[1:, 1:] = Q1
     except (ValueError, np.linalg.LinAlgError):
         return None
-    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(e)) and np.all(np.isfinite(Q))):
+    # A non-finite Q̂ makes the residual and α bounds infinite (checked there); d, e are checked here.
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(e))):
         return None
     return Q, np.ascontiguousarray(d), np.ascontiguousarray(e)
 
