@@ -1166,3 +1166,29 @@ Proof.
   apply opbound_weaken with ((gam * (2 + gam) * N + kap * (1 + gam) * (INR d * nL) + kap * INR d) + nL * g * nL);
     [apply opbound_add; assumption|right; ring].
 Qed.
+
+(** Lemma 11.2's [eps] ([product._congruence_core]): from
+    [n1], [ninf] bounding the column and row sums of [|G_hat_A|],
+    [||G_A - G_hat_A|| <= errA], [||G_B - G_hat_B|| <= errB],
+    [||G_hat_B - L L^T|| <= eRR]: [||G_A||_2 <= sqrt n1 sqrt ninf + errA]
+    (the roots taken first, as the code does) and
+    [||G_B - L L^T||_2 <= errB + eRR], so the code's
+    [eps >= (sqrt n1 sqrt ninf + errA)(errB + eRR)] bounds
+    [||G_A||_2 ||G_B - L L^T||_2]. *)
+Theorem lemma_11_2_eps : forall d (GA Gh GB Gbh LLt : nat -> nat -> R) n1 ninf errA errB eRR,
+  0 <= n1 -> 0 <= ninf ->
+  (forall j, (j < d)%nat -> rsum d (fun i => Rabs (Gh i j)) <= n1) ->
+  (forall i, (i < d)%nat -> rsum d (fun j => Rabs (Gh i j)) <= ninf) ->
+  opbound d d (fun i j => GA i j - Gh i j) errA ->
+  opbound d d (fun i j => GB i j - Gbh i j) errB ->
+  opbound d d (fun i j => Gbh i j - LLt i j) eRR ->
+  opbound d d GA (sqrt n1 * sqrt ninf + errA) /\ opbound d d (fun i j => GB i j - LLt i j) (errB + eRR).
+Proof.
+  intros d GA Gh GB Gbh LLt n1 ninf errA errB eRR Hn1 Hninf Hc Hr HA HB HR. split.
+  - apply (opbound_ext d d (fun i j => Gh i j + (GA i j - Gh i j))); [intros; ring|].
+    apply opbound_add; [|exact HA].
+    rewrite <- sqrt_mult_alt by exact Hn1. rewrite Rmult_comm.
+    apply holder_bound; assumption.
+  - apply (opbound_ext d d (fun i j => (GB i j - Gbh i j) + (Gbh i j - LLt i j))); [intros; ring|].
+    apply opbound_add; assumption.
+Qed.
