@@ -545,6 +545,37 @@ def _upper_triangular_inverses(R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return X, ok
 
 
+def _cholesky_stack(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float Cholesky factors ``L`` (lower) of a stack of Gram matrices; slice by slice if the batched call fails.
+
+    Nothing about their accuracy is assumed (the callers bound ‖Ĝ − LLᵀ‖₂ a posteriori).
+
+    Parameters
+    ----------
+    G : ndarray (h, d, d)
+
+    Returns
+    -------
+    L : ndarray (h, d, d)
+        The identity where a slice is not numerically positive definite.
+    ok : ndarray (h,) of bool
+        False for those slices.
+    """
+    h, d, _ = G.shape
+    ok = np.ones(h, dtype=bool)
+    try:
+        return np.linalg.cholesky(G), ok
+    except np.linalg.LinAlgError:
+        L = np.zeros((h, d, d))
+        for j in range(h):
+            try:
+                L[j] = np.linalg.cholesky(G[j])
+            except np.linalg.LinAlgError:
+                ok[j] = False
+                L[j] = np.eye(d)
+        return L, ok
+
+
 def _gram_factor_stack(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gram factors of a stack of factors (Lemma 11.1, proofs/enclosure.md §11): ``(R, alpha)``.
 
@@ -590,17 +621,7 @@ def _gram_factor_chain(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     nK = _stacked.abs_gram_norm2_upper(np.abs(S))
     with np.errstate(over="ignore", invalid="ignore"):
         errG = up(up(_stacked.gamma_upper(m) * nK) + _gram_underflow_upper(m, d))
-    ok = np.ones(h, dtype=bool)
-    try:
-        L = np.linalg.cholesky(G)
-    except np.linalg.LinAlgError:
-        L = np.zeros((h, d, d))
-        for j in range(h):
-            try:
-                L[j] = np.linalg.cholesky(G[j])
-            except np.linalg.LinAlgError:
-                ok[j] = False
-                L[j] = np.eye(d)
+    L, ok = _cholesky_stack(G)
     R = L.transpose(0, 2, 1)
     X, inverted = _upper_triangular_inverses(R)  # X ≈ R⁻¹ (any matrix would do)
     ok &= inverted
@@ -884,17 +905,7 @@ def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.nd
         False where Cholesky failed or a bound is not finite.
     """
     h, d, _ = GA.shape
-    ok = np.ones(h, dtype=bool)
-    try:
-        L = np.linalg.cholesky(GB)
-    except np.linalg.LinAlgError:
-        L = np.zeros((h, d, d))
-        for j in range(h):
-            try:
-                L[j] = np.linalg.cholesky(GB[j])
-            except np.linalg.LinAlgError:
-                ok[j] = False
-                L[j] = np.eye(d)
+    L, ok = _cholesky_stack(GB)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         errA = up(up(_stacked.gamma_upper(m) * nKA) + _gram_underflow_upper(m, d))  # ≥ ‖AᵀA − Ĝ_A‖₂
         errB = up(up(_stacked.gamma_upper(n) * nKB) + _gram_underflow_upper(n, d))  # ≥ ‖BᵀB − Ĝ_B‖₂
