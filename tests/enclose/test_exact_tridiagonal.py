@@ -492,7 +492,7 @@ def install_wrong_tridiagonal_lapack(rng, monkeypatch, p_wrong: float = 0.6) -> 
         c, d, e, tau, info = orig_trd(*args, **kw)
         if rng.random() < p_wrong:
             d, e = d.copy(), e.copy()
-            how = int(rng.integers(0, 5))
+            how = int(rng.integers(0, 6))
             if how == 0:
                 d *= 1 + 1e-9 * rng.standard_normal(d.size)
             elif how == 1 and e.size:
@@ -501,6 +501,8 @@ def install_wrong_tridiagonal_lapack(rng, monkeypatch, p_wrong: float = 0.6) -> 
                 e = -e  # T with flipped off-diagonals: similar to T, but not to Q̂ᵀĜQ̂ any more
             elif how == 3:
                 d = d[::-1].copy()
+            elif how == 4 and rng.random() < 0.3:
+                d[0] = float(rng.choice([np.nan, np.inf]))
             else:
                 tau = tau * (1 + 1e-7)
         return c, d, e, tau, info
@@ -509,6 +511,9 @@ def install_wrong_tridiagonal_lapack(rng, monkeypatch, p_wrong: float = 0.6) -> 
         q, work, info = orig_org(*args, **kw)
         if rng.random() < p_wrong:
             q = q + float(rng.choice([1e-12, 1e-6, 0.3])) * rng.standard_normal(q.shape)
+            if rng.random() < 0.2:  # a non-finite Q̂ (not checked by householder_tridiagonal: by the bounds)
+                q[int(rng.integers(0, q.shape[0])), int(rng.integers(0, q.shape[1]))] = float(
+                    rng.choice([np.nan, np.inf, -np.inf]))
         return q, work, info
 
     def dsterf(*args, **kw):
