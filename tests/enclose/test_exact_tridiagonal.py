@@ -357,7 +357,7 @@ def _exact_tridiagonal_residual(G, Q, d, e) -> list:
 
 
 def _residual_case(rng, m):
-    kind = int(rng.integers(0, 8))
+    kind = int(rng.integers(0, 10))
     A = rng.standard_normal((m, m))
     G = A + A.T
     if kind == 1:  # Gram matrix of a rank-deficient integer matrix (exact zero eigenvalues)
@@ -379,6 +379,14 @@ def _residual_case(rng, m):
     elif kind == 6:  # the exact similarity's rounding only: G = fl(Q̂TQ̂ᵀ) mirrored
         with np.errstate(all="ignore"):
             P = Q @ (np.diag(d) + np.diag(e, 1) + np.diag(e, -1)) @ Q.T
+        G = np.triu(P) + np.triu(P, 1).T
+    elif kind in (8, 9):  # Ĝ = the kernel's own fl(Q̂·fl(Q̂T)ᵀ), mirrored: computed residual 0, only the a-priori term is left
+        if kind == 9:  # same-sign data: the roundings add up (|Q̂||T||Q̂|ᵀ ≈ |Q̂TQ̂ᵀ|)
+            Q, d, e = np.abs(Q), np.abs(d), np.abs(e)
+        Y = Q * d
+        Y[:, 1:] += Q[:, :-1] * e
+        Y[:, :-1] += Q[:, 1:] * e
+        P = Q @ Y.T
         G = np.triu(P) + np.triu(P, 1).T
     elif kind == 7:  # R ≈ 𝟙𝟙ᵀ: the norm is attained by row sums of the completed residual
         with np.errstate(all="ignore"):
@@ -645,3 +653,46 @@ def test_brackets_need_rho_where_float_counts_are_wrong():
         check_eigenvalue_bounds(d, e, lo, hi)
         sides[side] += 1
     assert sides["low"] >= 3 and sides["high"] >= 3, sides
+
+
+# ------------- Lemma 3.4-T's a-priori term against a worst-case BLAS (products off by 0.9·γ_k|A||B|)
+
+
+class _WorstCaseMatmulNumpy:
+    """numpy, except ``matmul(a, b)`` returns fl(ab) + 0.9·γ_k·fl(|a||b|) (k = inner dimension).
+
+    Lemma 2.1 allows every product a BLAS returns to be off by up to γ_k|a||b| (+ underflow): this is a
+    legal BLAS under the model, and with it the a-priori term of Lemma 3.4-T is needed in full.
+    """
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def matmul(a, b, out=None, **kw):
+        k = a.shape[-1]
+        r = np.matmul(a, b) + (0.9 * k * 2.0**-53) * np.matmul(np.abs(a), np.abs(b))
+        if out is None:
+            return r
+        out[...] = r
+        return out
+
+
+def test_tridiagonal_residual_a_priori_term_against_a_worst_case_blas(monkeypatch):
+    # Ĝ is the worst-case BLAS's own (mirrored) Q̂·fl(Q̂T)ᵀ, so the computed residual is ≈ 0 while the exact
+    # one is ≈ 0.9γ_m‖|Q̂||T||Q̂|ᵀ‖: only γ_{b+3}ρ(|Q̂||T||Q̂|ᵀ) covers it (one block, one inner chunk: m ≤ 32).
+    monkeypatch.setattr(fperror, "np", _WorstCaseMatmulNumpy())
+    rng = np.random.default_rng(5161)
+    for _ in range(12):
+        m = int(rng.integers(3, 13))
+        A = rng.standard_normal((m, m))
+        Q, d, e = tri.householder_tridiagonal(A + A.T)
+        Q, d, e = np.abs(Q), np.abs(d), np.abs(e)  # same signs: the roundings add up
+        Y = Q * d
+        Y[:, 1:] += Q[:, :-1] * e
+        Y[:, :-1] += Q[:, 1:] * e
+        P = _WorstCaseMatmulNumpy.matmul(Q, Y.T)
+        G = np.triu(P) + np.triu(P, 1).T
+        B = upper_fraction(fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=64, symmetric=True))
+        assert B is not None
+        assert symmetric_norm_at_most(_exact_tridiagonal_residual(G, Q, d, e), B), (m, G.tolist(), Q.tolist())
