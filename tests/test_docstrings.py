@@ -16,7 +16,7 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "certbound"
 MODULES = sorted(
     [PACKAGE / "enclose" / name for name in ("tight.py", "rank.py", "_input.py", "quantities.py", "svd.py",
-                                             "__init__.py")]
+                                             "product.py", "__init__.py")]
     + list((PACKAGE / "checkpoints").glob("*.py"))
     + list((PACKAGE / "pipeline").glob("*.py"))
     + list((PACKAGE / "_commands").glob("*.py"))
@@ -24,7 +24,7 @@ MODULES = sorted(
 )
 
 #: module → public functions not yet documented (session 5: the product norms were another helper's files).
-NOT_YET = {"enclose/quantities.py": {"norm_21_of_product", "norm_11_of_product"}}
+NOT_YET: dict[str, set[str]] = {}
 
 
 def _missing_sections(fn: ast.FunctionDef) -> list[str]:

@@ -938,6 +938,24 @@ def norm_21_of_product(A: Any, B: Any) -> arb:
     column norm of the exact product lies within the float column norm ± the
     norm of that error column (triangle inequality). Proof: proofs/enclosure.md §8.
 
+    Parameters
+    ----------
+    A : array_like, m×d
+    B : array_like, n×d
+        The stored factors (converted exactly to float64; W = A Bᵀ).
+
+    Returns
+    -------
+    arb
+        A nonnegative ball containing ``Σ_j ‖(A Bᵀ)_{:,j}‖₂`` (exactly 0 for a zero factor).
+
+    Raises
+    ------
+    ValueError
+        If the inner dimensions differ, or an entry is NaN/Inf or not exactly representable in float64.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> norm_21_of_product(np.array([[3.0], [4.0]]), np.array([[1.0], [-2.0]])).contains(15)
     True
@@ -1355,6 +1373,24 @@ def norm_11_of_product(A: Any, B: Any) -> arb:
     any input scale; the result is scaled back exactly in Arb
     (proofs/enclosure.md §8).
 
+    Parameters
+    ----------
+    A : array_like, m×d
+    B : array_like, n×d
+        The stored factors (converted exactly to float64; W = A Bᵀ).
+
+    Returns
+    -------
+    arb
+        A nonnegative ball containing ``Σ_{ij} |(A Bᵀ)_{ij}|`` (exactly 0 for a zero factor).
+
+    Raises
+    ------
+    ValueError
+        If the inner dimensions differ, or an entry is NaN/Inf or not exactly representable in float64.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> norm_11_of_product(np.array([[1e300], [-2e300]]), np.array([[3e300]])).contains(arb(9) * arb(10) ** 600)
     True
