@@ -71,8 +71,11 @@ def install_wrong_cholesky_and_eigh(rng, monkeypatch, p_wrong: float = 0.6, unso
         lam, U = orig_eigh(a, *args, **kw)
         if rng.random() < p_wrong:
             lam, U = np.array(lam, copy=True), np.array(U, copy=True)
-            how = int(rng.integers(0, 5))
-            if how == 0:
+            how = int(rng.integers(0, 6))
+            if how == 5:  # U scaled, λ compensated: UΛUᵀ ≈ M̂ still (e small), but ‖UᵀU − I‖ ≈ 2·10⁻⁶ must be used
+                f = 1 + float(rng.choice([1e-6, -1e-6, 1e-3]))
+                U, lam = U * f, lam / (f * f)
+            elif how == 0:
                 lam *= 1 + 1e-6 * rng.standard_normal(lam.shape)
             elif how == 1 and unsorted:
                 p = rng.permutation(lam.shape[-1])
