@@ -549,6 +549,9 @@ def _check_route(seed: int, cases: int, monkeypatch, wrong: bool) -> dict:
             _random_internals(rng, monkeypatch)
             monkeypatch.setattr(gram, "TRIDIAGONAL_RESIDUAL_CHUNK", int(rng.choice([64, 1, 2])))
             monkeypatch.setattr(gram, "SHIFT_SPREAD", float(rng.choice([2.0**-10, 0.0, 1.0])))
+            small = bool(rng.random() < 0.5)  # Lemma G.2′ (β's ρ(N) ≤ Σ_C ρ(N_C) over the SYRK's chunks) at small sizes
+            monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ORDER", 1 if small else 192)
+            monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ENTRIES", 1 if small else 1 << 21)
             m, n = int(rng.integers(1, 7)), int(rng.integers(1, 9))
             W = _adversarial(rng, m, n)
             Win = _layout(rng, W)
@@ -696,3 +699,15 @@ def test_tridiagonal_residual_a_priori_term_against_a_worst_case_blas(monkeypatc
         B = upper_fraction(fperror.tridiagonal_residual_norm_bound(G, Q, d, e, chunk=64, symmetric=True))
         assert B is not None
         assert symmetric_norm_at_most(_exact_tridiagonal_residual(G, Q, d, e), B), (m, G.tolist(), Q.tolist())
+
+
+@pytest.mark.parametrize("n", [1200, 2500])
+def test_gram_rounding_covered_by_the_per_chunk_rho(n, monkeypatch):
+    # Lemma G.2′ (β's ρ(|W||W|ᵀ) ≤ Σ_C ρ(N_C), one Collatz–Wielandt step per SYRK chunk) and Theorem G-T at
+    # tiny sizes: Ĝ's accumulated rounding over many chunks (tens of ulps) is covered only by β (test_exact_gram).
+    from tests.enclose import test_exact_gram
+
+    monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ORDER", 1)
+    monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ENTRIES", 1)
+    monkeypatch.setattr(gram, "TRIDIAGONAL_MIN_ORDER", 1)
+    test_exact_gram.test_gram_rounding_of_long_same_sign_dot_products_is_covered(n, monkeypatch)
