@@ -402,7 +402,7 @@ def tridiagonal_theorem_g_float_bounds(
 ) -> list[arb] | None:
     """Theorem G-T for all σᵢ at once in floats: Lemma G.4 at the ends of the eigenvalue enclosures of T.
 
-    Theorem G-T (proofs/enclosure-gram.md §1): if ``λᵢ(T) ∈ [aᵢ, bᵢ]``
+    Theorem G-T (proofs/enclosure-gram.md §1a): if ``λᵢ(T) ∈ [aᵢ, bᵢ]``
     (descending i), then ``min_θ θaᵢ − β − e ≤ σᵢ² ≤ max_θ θbᵢ + β + e``.
     Lemma G.4 (a) gives ``ℓ̄ᵢ`` with λ := aᵢ and ``h̄ᵢ`` with λ := bᵢ — the same
     operations (:func:`_outward_squares`, :func:`_outward_sqrt`) as
@@ -455,7 +455,7 @@ def tridiagonal_theorem_g_float_bounds(
 def tridiagonal_theorem_g_intervals(
     lam_lower: np.ndarray, lam_upper: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
 ) -> list[arb] | None:
-    """Theorem G-T in Arb (the fallback of :func:`tridiagonal_theorem_g_float_bounds`; proofs/enclosure-gram.md §1).
+    """Theorem G-T in Arb (the fallback of :func:`tridiagonal_theorem_g_float_bounds`; proofs/enclosure-gram.md §1a).
 
     ``ℓᵢ = θ₋(aᵢ)aᵢ − β − e`` and ``hᵢ = θ₊(bᵢ)bᵢ + β + e`` with θ₋(λ) = 1 − α,
     θ₊(λ) = 1 + α for λ ≥ 0 and the other way round for λ < 0; σᵢ ∈ [√max(ℓᵢ, 0), √hᵢ].

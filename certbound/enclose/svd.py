@@ -82,7 +82,7 @@ __all__ = [
 MODES = ("fast", "tight", "arb", "gram", "auto")
 
 #: The recorded modes of the Gram certificates (Theorem G-T, and Theorem G with
-#: eigenvectors, its fallback; proofs/enclosure-gram.md §1): α, β there are not Theorem R's X, Y bounds.
+#: eigenvectors, its fallback; proofs/enclosure-gram.md §1a, §1): α, β there are not Theorem R's X, Y bounds.
 GRAM_CERTIFICATES = ("gram", "gram-tri")
 
 #: Above this many scalar multiply-adds (m·n·k) the arb mode is not used as a

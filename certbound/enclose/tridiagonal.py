@@ -1,6 +1,6 @@
 """Householder tridiagonalisation and rigorous Sturm counts (Theorem G-T's ingredients).
 
-Theorem G-T (proofs/enclosure-gram.md §1) certifies σ(W) from *any* float
+Theorem G-T (proofs/enclosure-gram.md §1a) certifies σ(W) from *any* float
 matrix Q̂ and symmetric tridiagonal T = tridiag(e, d, e) with Ĝ ≈ Q̂TQ̂ᵀ and
 enclosures [aⱼ, bⱼ] of the eigenvalues of T. This module provides both:
 
@@ -11,7 +11,7 @@ enclosures [aⱼ, bⱼ] of the eigenvalues of T. This module provides both:
 * :func:`sturm_counts`: the float Sturm recurrence, vectorised over shifts,
   with its run-time guards; a count that passes them is the exact number of
   eigenvalues below μ of a matrix T̄(μ) with ‖T̄(μ) − T‖₂ ≤ ρ
-  (:func:`sturm_perturbation`; Lemma S of proofs/enclosure-gram.md §1).
+  (:func:`sturm_perturbation`; Lemma S of proofs/enclosure-gram.md §1a).
 * :func:`tridiagonal_eigenvalue_bounds`: floats aⱼ ≤ λⱼ(T) ≤ bⱼ for all j
   from two shifts per eigenvalue around LAPACK ``dsterf``'s approximations.
 
@@ -58,7 +58,7 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     ``dorgqr`` forms Q̂ = [[1, 0], [0, Q₁]] from them (shifted one column
     right, behind an identity reflector), in one k×k array.
     Only G's lower triangle is read. The certificate assumes nothing about
-    these floats (Theorem G-T, proofs/enclosure-gram.md §1).
+    these floats (Theorem G-T, proofs/enclosure-gram.md §1a).
 
     Parameters
     ----------
@@ -111,7 +111,7 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 def sturm_counts(d: np.ndarray, e: np.ndarray, shifts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Float Sturm counts of T = tridiag(e, d, e) at every shift, with Lemma S's guards.
 
-    EXACTLY this recurrence (proofs/enclosure-gram.md §1, Lemma S; the order of
+    EXACTLY this recurrence (proofs/enclosure-gram.md §1a, Lemma S; the order of
     operations is the one machine-checked in proofs/coq/SturmFloat.v):
     ``s = fl(e·e)`` once; ``q₁ = fl(d₁ − μ)``; ``qᵢ = fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))``;
     the count is #{i : qᵢ < 0}. It is *valid* when every ``fl(eᵢ·eᵢ)`` is
@@ -270,7 +270,7 @@ def tridiagonal_eigenvalue_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Floats ``lo[j] ≤ λⱼ(T) ≤ hi[j]`` (descending j) for T = tridiag(e, d, e), by rigorous Sturm counts.
 
-    Proof: proofs/enclosure-gram.md §1, Lemma S and its Corollary. Steps:
+    Proof: proofs/enclosure-gram.md §1a, Lemma S and its Corollary. Steps:
 
     1. T is scaled by a power of two to max|T| ∈ [1, 2) (exact unless an
        entry falls below 2⁻¹⁰²²: then ‖fl(2^t T) − 2^t T‖₂ ≤ 3η is added).
