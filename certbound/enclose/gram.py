@@ -76,6 +76,7 @@ __all__ = [
     "RESIDUAL_CHUNK",
     "TRIDIAGONAL_RESIDUAL_CHUNK",
     "TRIDIAGONAL_MIN_ORDER",
+    "TRIDIAGONAL_ALPHA_CHUNK",
     "SHIFT_SPREAD",
     "enclose_singular_values_gram",
 ]
@@ -671,6 +672,11 @@ SHIFT_SPREAD = 2.0**-10
 #: 0.67× and 0.79×, for +0.05 ms (384) / +0.4 ms (768) against 64 (proofs/enclosure-gram.md §2, Lemma 3.4-T).
 TRIDIAGONAL_RESIDUAL_CHUNK = 48
 
+#: Row-chunk length b of α for Q̂ (Lemma 3.1, γ_{b+q}). α(Q̂) with Theorem G's 128 was up to 1.07× α(U) on
+#: all-MiniLM-L6-v2's FFN matrices, which made the leading σᵢ (where αλ₍ᵢ₎ dominates the width) up to 4.5 %
+#: wider than Theorem G's; 96 gives 0.77× (+0.17 ms at 384, +0.4 ms at 768, measured).
+TRIDIAGONAL_ALPHA_CHUNK = 96
+
 #: Theorem G-T from this order of Ĝ on; below it Theorem G with eigenvectors is cheaper (small ``eigh`` calls
 #: are fast, and the Sturm loop's per-step overhead dominates) and narrower (e's a-priori term is not chunked
 #: for m ≤ 2·TRIDIAGONAL_RESIDUAL_CHUNK). Measured (trained, one thread): 128×512 3.7 vs 4.0× the peer (eigh
@@ -695,7 +701,7 @@ def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple
                                                     absQ=aQ)
     if not e_res.upper().is_finite():
         return None
-    alpha = fperror.gram_deviation_bound(Q, chunk=ALPHA_CHUNK, triangle=m > 512, absX=aQ)
+    alpha = fperror.gram_deviation_bound(Q, chunk=TRIDIAGONAL_ALPHA_CHUNK, triangle=m > 512, absX=aQ)
     del Q, aQ
     with working_precision():
         if not alpha.upper() < 1:
