@@ -547,7 +547,8 @@ def _check_route(seed: int, cases: int, monkeypatch, wrong: bool) -> dict:
         warnings.simplefilter("ignore")
         for _ in range(cases):
             _random_internals(rng, monkeypatch)
-            monkeypatch.setattr(gram, "TRIDIAGONAL_RESIDUAL_CHUNK", int(rng.choice([64, 1, 2])))
+            monkeypatch.setattr(gram, "TRIDIAGONAL_RESIDUAL_CHUNK", int(rng.choice([48, 1, 2])))
+            monkeypatch.setattr(gram, "TRIDIAGONAL_ALPHA_CHUNK", int(rng.choice([96, 1, 2])))
             monkeypatch.setattr(gram, "SHIFT_SPREAD", float(rng.choice([2.0**-10, 0.0, 1.0])))
             small = bool(rng.random() < 0.5)  # Lemma G.2′ (β's ρ(N) ≤ Σ_C ρ(N_C) over the SYRK's chunks) at small sizes
             monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ORDER", 1 if small else 192)
