@@ -677,10 +677,31 @@ def _decimal_round_dyadic(num: int, k: int, digits: int, rounding: str) -> str:
     # never rounds (a finite precision such as 10⁶ digits would round to
     # nearest for very small exponents and break the directed rounding below).
     exact = decimal.Decimal(num * 5**k).scaleb(-k, _EXACT_DECIMAL)
-    out = _rounding_context(max(int(digits), 1), rounding).plus(exact)
+    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).plus(exact))
+
+
+def _decimal_string(out: decimal.Decimal) -> str:
+    """The printed form of a rounded decimal: ``g`` notation, ``e`` beyond 16 orders, lower-case exponent."""
     s = format(out, "g") if abs(out.adjusted()) < 16 else format(out, "e")
     # Make exponents readable: 1.2E+5 -> 1.2e+5.
     return s.replace("E", "e")
+
+
+def _decimal_round_float(x: float, digits: int, rounding: str) -> str:
+    """:func:`_decimal_round_dyadic` of a finite nonzero float ``x`` = num/2^k (lowest terms), the same string.
+
+    ``decimal.Decimal(x)`` is the exact value of x with coefficient num·5^k and
+    exponent −k (k = 0 for an integer x: coefficient x): the Decimal that
+    :func:`_decimal_round_dyadic` forms with Python integers, formed in C
+    (proofs/enclosure.md §8, "JSON forms"; tests/test_ball_decimal_float.py
+    compares the two Decimals' tuples and the strings); it is rounded by
+    the same context and printed the same way, so Outward.v's statement
+    about :func:`_decimal_round_dyadic` holds for this function too.
+
+    >>> _decimal_round_float(0.1, 3, decimal.ROUND_FLOOR), _decimal_round_float(0.1, 3, decimal.ROUND_CEILING)
+    ('0.1', '0.101')
+    """
+    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).plus(decimal.Decimal(x)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -914,7 +935,7 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     The dict :func:`ball_to_json` gives for a ball whose exact ends are
     ``lo`` and ``hi``: ``exact`` holds the two floats as dyadics (from
     ``float.as_integer_ratio``, already in lowest terms), ``lower``/``upper``
-    their outward decimal roundings (the same routine), ``mid`` the float
+    their outward decimal roundings (:func:`_decimal_round_float`: the same strings), ``mid`` the float
     nearest to (lo + hi)/2 — which lies in [lo, hi], so the printed ends are
     never widened (proofs/enclosure.md §8, "JSON forms"). Used for the
     quantities evaluated from float ends (Lemmas 8.2, 8.3): no Arb ball is formed.
@@ -952,8 +973,8 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     # (proofs/enclosure.md §8, "JSON forms"). After an overflow: the exact midpoint, rounded once.
     mid = m * 0.5 if math.isfinite(m) else float((Fraction(nl, dl) + Fraction(nh, dh)) / 2)
     return {
-        "lower": _decimal_round_dyadic(nl, kl, digits, decimal.ROUND_FLOOR) if nl else "0",
-        "upper": _decimal_round_dyadic(nh, kh, digits, decimal.ROUND_CEILING) if nh else "0",
+        "lower": _decimal_round_float(lo, digits, decimal.ROUND_FLOOR) if nl else "0",
+        "upper": _decimal_round_float(hi, digits, decimal.ROUND_CEILING) if nh else "0",
         "mid": mid,
         "exact": {"lower": f"{nl}*2^-{kl}" if kl else str(nl), "upper": f"{nh}*2^-{kh}" if kh else str(nh)},
     }

@@ -54,6 +54,7 @@ __all__ = [
     "norm_11_of_product",
     "norms_and_schatten",
     "norms_and_schatten_intervals",
+    "norms_and_schatten_intervals_of_many",
     "Interval",
     "FLOAT_SCHATTEN_MAX_ROOTS",
     "FLOAT_SCHATTEN_MAX_DENOMINATOR",
@@ -317,7 +318,7 @@ def _float_ends(enc: SingularValueEnclosure) -> tuple[np.ndarray, np.ndarray] | 
 
 
 def _fsum_outward(L: np.ndarray, H: np.ndarray) -> tuple[float, float] | None:
-    """``(max(pred(fsum L), 0), succ(fsum H))``: floats below ΣLᵢ and above ΣHᵢ (Lemma 8.2's sums).
+    """``(max(pred(fsum L), 0), succ(fsum H))``: floats below ΣLᵢ and above ΣHᵢ (Lemma 8.2's sums; body: _fsum_outward_lists).
 
     ``math.fsum`` is the correctly rounded exact sum of its floats, so one step
     outward bounds the exact sum (Lemma 10.1). None if a sum overflows.
@@ -335,8 +336,13 @@ def _fsum_outward(L: np.ndarray, H: np.ndarray) -> tuple[float, float] | None:
     >>> _fsum_outward(np.array([1.0, 2.0]), np.array([1.0, 2.0]))   # one float each side of 3
     (2.9999999999999996, 3.0000000000000004)
     """
+    return _fsum_outward_lists(L.tolist(), H.tolist())
+
+
+def _fsum_outward_lists(L: list[float], H: list[float]) -> tuple[float, float] | None:
+    """:func:`_fsum_outward` of two lists of floats."""
     try:
-        s_lo, s_hi = math.fsum(L.tolist()), math.fsum(H.tolist())
+        s_lo, s_hi = math.fsum(L), math.fsum(H)
     except (OverflowError, ValueError):
         return None
     s_hi = math.nextafter(s_hi, math.inf)
@@ -697,6 +703,81 @@ def norms_and_schatten_intervals(enc: SingularValueEnclosure, ps: Any) -> tuple[
     nuclear = s_p(_ONE)
     fro = _sqrt_interval(s_p(_TWO))
     return fro, nuclear, out
+
+
+@under_callers_float_model
+def norms_and_schatten_intervals_of_many(encs: Any, ps: Any) -> list[tuple[Interval, Interval, list[Interval]]]:
+    """:func:`norms_and_schatten_intervals` of each enclosure: the same values, Lemma 8.2's powers in one pass per length.
+
+    When every p is an exact dyadic (Lemma 8.2: the default 0.5, 1, 2), the
+    float ends of enclosures with the same number of σᵢ are stacked into one
+    array each and :func:`_directed_powers` runs once on the stack; the σᵢ
+    proved 0 (upper end 0, which :func:`_float_ends` drops) are masked to 0
+    after every power, so each row's two ``math.fsum`` see the same nonzero
+    floats plus exact zeros, i.e. the same sums, and a row with no such σᵢ
+    gives (0, 0) as the per-enclosure path does (proofs/enclosure.md §8,
+    *Stacked evaluation*). Any other enclosure (a single one of its length,
+    unusable float ends, a sum that overflows) and any other ``ps`` go
+    through :func:`norms_and_schatten_intervals` itself.
+
+    Parameters
+    ----------
+    encs : sequence of SingularValueEnclosure
+        Certified singular values of each matrix.
+    ps : iterable
+        Schatten indices, each 0 or in (0, 2].
+
+    Returns
+    -------
+    list of (Interval, Interval, list of Interval)
+        Per enclosure, in order: as :func:`norms_and_schatten_intervals`.
+
+    Raises
+    ------
+    ValueError
+        If some p is neither 0 nor in (0, 2].
+
+    >>> import numpy as np
+    >>> from certbound.enclose import enclose_singular_values
+    >>> encs = [enclose_singular_values(np.diag([3.0, 4.0])), enclose_singular_values(np.diag([1.0, 0.0]))]
+    >>> norms_and_schatten_intervals_of_many(encs, [2]) == [norms_and_schatten_intervals(e, [2]) for e in encs]
+    True
+    """
+    ps = list(ps)
+    encs = list(encs)
+    exps = [_exponent(p) for p in ps]
+    out: list[Any] = [None] * len(encs)
+    if all(e.dyadic is not None for e in exps):
+        dyadics = list(dict.fromkeys([e.dyadic for e in exps] + [_ONE.dyadic, _TWO.dyadic]))
+        groups: dict[int, list[int]] = {}
+        for i, enc in enumerate(encs):
+            n = len(enc.sigma)
+            if n and len(enc.lower) == n and len(enc.upper) == n:
+                groups.setdefault(n, []).append(i)
+        for idx in groups.values():
+            if len(idx) < 2:
+                continue
+            lo = np.stack([encs[i].lower for i in idx]).astype(np.float64, copy=False)
+            hi = np.stack([encs[i].upper for i in idx]).astype(np.float64, copy=False)
+            usable = np.isfinite(hi).all(axis=1) & (lo >= 0).all(axis=1)  # _float_ends' test, per row
+            keep = hi > 0
+            cols = keep.any(axis=0)  # σᵢ proved 0 in every row (a head's zero tail) need no column at all
+            keep, lo, hi = keep[:, cols], lo[:, cols], hi[:, cols]
+            lo, hi = np.where(keep, lo, 0.0), np.where(keep, hi, 0.0)
+            empty = ~keep.any(axis=1)
+            sums: dict[tuple[int, int], list[Any]] = {}
+            for a, j in dyadics:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    L, H = _directed_powers(lo, hi, a, j)
+                # masked σᵢ: lo = 0 keeps L at 0 (√0 = 0, 0·x = 0, pred clamped at 0); H steps up from 0, so mask it
+                L, H = L.tolist(), np.where(keep, H, 0.0).tolist()
+                sums[(a, j)] = [(0.0, 0.0) if empty[r] else _fsum_outward_lists(L[r], H[r]) for r in range(len(idx))]
+            for r, i in enumerate(idx):
+                if not usable[r] or any(sums[d][r] is None for d in dyadics):
+                    continue
+                out[i] = (_sqrt_interval(sums[_TWO.dyadic][r]), sums[_ONE.dyadic][r],
+                          [sums[e.dyadic][r] for e in exps])
+    return [v if v is not None else norms_and_schatten_intervals(enc, ps) for v, enc in zip(out, encs)]
 
 
 def norms_and_schatten(enc: SingularValueEnclosure, ps: Any) -> tuple[arb, arb, list[arb]]:

@@ -47,7 +47,11 @@ from certbound.enclose.product import (
     enclose_singular_values_and_norms_21_of_products,
     enclose_singular_values_of_products,
 )
-from certbound.enclose.quantities import norm_21_of_products, norms_and_schatten_intervals
+from certbound.enclose.quantities import (
+    norm_21_of_products,
+    norms_and_schatten_intervals,
+    norms_and_schatten_intervals_of_many,
+)
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
 from certbound.pipeline._resolve import resolve_packaged_name
@@ -216,8 +220,13 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
                 n21s = norm_21_of_products([f[0] for _, _, f, _ in heads], [f[1] for _, _, f, _ in heads])
             if caught:
                 n21s = [None] * len(heads)
-        out.extend(_record(m, enc, facs, msgs, ps, include_sigma, n21)
-                   for (m, enc, facs, msgs), n21 in zip(heads, n21s))
+        # ‖·‖_F, ‖·‖_*, S_p of the batch's unscaled heads in one stacked pass (the same values as per head)
+        unscaled = [i for i, h in enumerate(heads) if h[0].logit_scale_d == 1]
+        sums: list[Any] = [None] * len(heads)
+        for i, v in zip(unscaled, norms_and_schatten_intervals_of_many([heads[i][1] for i in unscaled], ps)):
+            sums[i] = v
+        out.extend(_record(m, enc, facs, msgs, ps, include_sigma, n21, sums=v)
+                   for (m, enc, facs, msgs), n21, v in zip(heads, n21s, sums))
         heads.clear()
         held[0] = 0
 
@@ -324,7 +333,7 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
 
 
 def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include_sigma: bool,
-            n21: Any = None) -> dict[str, Any]:
+            n21: Any = None, *, sums: Any = None) -> dict[str, Any]:
     """The JSON-ready record of one certified matrix (see :func:`certify_theory_matrix`).
 
     Runs inside :func:`certbound.ball.float_model_scope` (its caller's): the
@@ -346,6 +355,9 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
         Add the ``"sigma"`` list.
     n21 : arb, optional
         ‖·‖_{2,1} of the stored matrix if already computed, else computed here.
+    sums : tuple, optional
+        ``norms_and_schatten_intervals(enc, ps)`` if already computed (unscaled
+        ``enc`` only: :func:`~certbound.enclose.quantities.norms_and_schatten_intervals_of_many`).
 
     Returns
     -------
@@ -362,10 +374,11 @@ def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include
         if m.logit_scale_d != 1:
             enc = scaled_enclosure(enc, scale)
             n21 = n21 * scale
+            sums = None  # they were of the unscaled enclosure
         # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemmas 8.2, 8.3, proofs/enclosure.md §8; σᵢ proved 0 are
         # skipped), printed straight from those ends; a ball where neither lemma applies (other p).
         ps = list(ps)
-        fro, nuclear, s_ps = norms_and_schatten_intervals(enc, ps)
+        fro, nuclear, s_ps = sums if sums is not None else norms_and_schatten_intervals(enc, ps)
         schatten = {str(p): _quantity_json(v) for p, v in zip(ps, s_ps)}
         rec: dict[str, Any] = {
             "layer": m.layer,

@@ -1,0 +1,60 @@
+"""ball._decimal_round_float against _decimal_round_dyadic (its Outward.v-backed reference) and exact Fractions."""
+
+import decimal
+import math
+import random
+from fractions import Fraction
+
+import pytest
+
+from certbound.ball import _decimal_round_dyadic, _decimal_round_float, float_interval_to_json
+
+_EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
+def _floats(n: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    out = [1.0, -1.0, 4.0, 2.0**60, 2.0**1023, math.ldexp(1.0, -1074), math.ldexp(1.0, -1022), 3.0, 1e22, 0.1,
+           math.nextafter(1.0, 0.0), 123456789.0, 9007199254740993.0, -2.0**52, 1e16, 1e-16, 99999999999999999.0,
+           float.fromhex("0x1.fffffffffffffp+1023"), 5e-324 * 12345]
+    while len(out) < n:
+        e = rng.randint(-1080, 1023)
+        try:
+            x = math.ldexp(rng.random() + 0.5, e) * rng.choice((1, -1))
+        except OverflowError:
+            continue
+        if x != 0 and math.isfinite(x):
+            out.append(x)
+        # decimal-looking floats: short decimals, where trailing zeros and exactness matter
+        out.append(float(f"{rng.randint(1, 10**rng.randint(1, 18))}e{rng.randint(-30, 30)}"))
+    return out
+
+
+def test_decimal_of_float_is_the_dyadic_decimal() -> None:
+    # The exact Decimal the reference forms in Python integers: same coefficient and exponent.
+    for x in _floats(20_000, 0):
+        n, d = x.as_integer_ratio()
+        k = d.bit_length() - 1
+        assert decimal.Decimal(x).as_tuple() == decimal.Decimal(n * 5**k).scaleb(-k, _EXACT).as_tuple(), x
+
+
+@pytest.mark.parametrize("digits", [1, 3, 16, 17, 25])
+@pytest.mark.parametrize("rounding", [decimal.ROUND_FLOOR, decimal.ROUND_CEILING])
+def test_same_string_as_dyadic_reference_and_directed(digits: int, rounding: str) -> None:
+    for x in _floats(3000, digits):
+        n, d = x.as_integer_ratio()
+        s = _decimal_round_float(x, digits, rounding)
+        assert s == _decimal_round_dyadic(n, d.bit_length() - 1, digits, rounding), x
+        q, fx = Fraction(s), Fraction(x)
+        assert (q <= fx) if rounding == decimal.ROUND_FLOOR else (q >= fx), (x, s)
+        assert len(decimal.Decimal(s).as_tuple().digits) <= digits
+
+
+def test_float_interval_json_uses_the_same_strings() -> None:
+    xs = sorted(abs(x) for x in _floats(2000, 7))
+    for lo, hi in zip(xs, xs[1:]):
+        d = float_interval_to_json(lo, hi)
+        nl, dl = lo.as_integer_ratio()
+        nh, dh = hi.as_integer_ratio()
+        assert d["lower"] == _decimal_round_dyadic(nl, dl.bit_length() - 1, 17, decimal.ROUND_FLOOR)
+        assert d["upper"] == _decimal_round_dyadic(nh, dh.bit_length() - 1, 17, decimal.ROUND_CEILING)
