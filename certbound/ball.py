@@ -699,7 +699,7 @@ def _decimal_round_float(x: float, digits: int, rounding: str) -> str:
     about :func:`_decimal_round_dyadic` holds for this function too.
 
     >>> _decimal_round_float(0.1, 3, decimal.ROUND_FLOOR), _decimal_round_float(0.1, 3, decimal.ROUND_CEILING)
-    ('0.1', '0.101')
+    ('0.100', '0.101')
     """
     return _decimal_string(_rounding_context(max(int(digits), 1), rounding).plus(decimal.Decimal(x)))
 
@@ -880,8 +880,28 @@ def _dyadic_decimal(q: tuple[int, int], digits: int, rounding: str) -> str:
     n, f = q
     if n == 0:
         return "0"
-    return _decimal_round_dyadic(n, -f, digits, rounding) if f < 0 else _decimal_round_dyadic(n << f, 0, digits,
-                                                                                            rounding)
+    return _decimal_round_quotient(n, -f, digits, rounding) if f < 0 else _decimal_round_dyadic(n << f, 0, digits,
+                                                                                              rounding)
+
+
+def _decimal_round_quotient(num: int, k: int, digits: int, rounding: str) -> str:
+    """:func:`_decimal_round_dyadic` of num/2^k (num odd, k ≥ 1), the same string, by one correctly rounded division.
+
+    ``Context.divide`` rounds the exact quotient once in the context's
+    direction, as ``plus`` of the exact Decimal does, and both results are the
+    same Decimal: an exact quotient num·5^k·10^-k has exponent −k (the one
+    closest to the ideal 0 for which the coefficient is an integer, num·5^k being
+    odd), as the exact Decimal has; an inexact one has exactly ``digits``
+    coefficient digits, which with the value fixes the exponent
+    (proofs/enclosure.md §8, "JSON forms"; tests/test_ball_decimal_float.py
+    compares the Decimals' tuples and the strings). So Outward.v's statement
+    about :func:`_decimal_round_dyadic` holds for this function too.
+
+    >>> _decimal_round_quotient(1, 2, 17, decimal.ROUND_FLOOR), _decimal_round_quotient(1, 3, 2, decimal.ROUND_CEILING)
+    ('0.25', '0.13')
+    """
+    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).divide(decimal.Decimal(num),
+                                                                                  decimal.Decimal(1 << k)))
 
 
 def _ball_to_json_exact_ends(x: arb, digits: int) -> dict[str, Any] | None:

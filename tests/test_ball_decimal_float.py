@@ -58,3 +58,39 @@ def test_float_interval_json_uses_the_same_strings() -> None:
         nh, dh = hi.as_integer_ratio()
         assert d["lower"] == _decimal_round_dyadic(nl, dl.bit_length() - 1, 17, decimal.ROUND_FLOOR)
         assert d["upper"] == _decimal_round_dyadic(nh, dh.bit_length() - 1, 17, decimal.ROUND_CEILING)
+
+
+def _dyadics(n: int, seed: int) -> list[tuple[int, int]]:
+    """(num, k): num odd, k ≥ 1 — short exact quotients, 17-digit boundaries, σ-like 60-70-bit ends, huge/tiny."""
+    rng = random.Random(seed)
+    out = [(1, 1), (1, 2), (3, 1), (1, 60), (2**53 - 1, 1), (10**17 + 1, 1), (5**20 | 1, 3), (1, 1074), (1, 1200),
+           (2**200 + 1, 3), (99999999999999999, 1), (199999999999999999, 1), (2**67 - 1, 68)]
+    while len(out) < n:
+        kind = rng.randrange(4)
+        if kind == 0:
+            num, k = rng.getrandbits(rng.randint(1, 80)) | 1, rng.randint(1, 90)
+        elif kind == 1:
+            num, k = rng.getrandbits(66) | 1, rng.randint(55, 80)
+        elif kind == 2:  # values just around a power of ten, where a directed rounding carries
+            k = rng.randint(1, 70)
+            num = ((10 ** rng.randint(0, 20)) << k) + rng.choice((-1, 1)) * (rng.getrandbits(rng.randint(1, 8)) | 1)
+            num |= 1
+        else:
+            num, k = rng.getrandbits(rng.randint(1, 300)) | 1, rng.randint(1, 1300)
+        out.append((num * rng.choice((1, -1)), k))
+    return out
+
+
+@pytest.mark.parametrize("digits", [1, 2, 16, 17, 30])
+@pytest.mark.parametrize("rounding", [decimal.ROUND_FLOOR, decimal.ROUND_CEILING])
+def test_quotient_is_the_dyadic_decimal(digits: int, rounding: str) -> None:
+    from certbound.ball import _decimal_round_quotient, _rounding_context
+
+    ctx = _rounding_context(digits, rounding)
+    for num, k in _dyadics(3000, digits):
+        exact = decimal.Decimal(num * 5**k).scaleb(-k, _EXACT)
+        assert ctx.divide(decimal.Decimal(num), decimal.Decimal(1 << k)).as_tuple() == ctx.plus(exact).as_tuple()
+        s = _decimal_round_quotient(num, k, digits, rounding)
+        assert s == _decimal_round_dyadic(num, k, digits, rounding), (num, k)
+        q = Fraction(s)
+        assert (q <= Fraction(num, 1 << k)) if rounding == decimal.ROUND_FLOOR else (q >= Fraction(num, 1 << k))
