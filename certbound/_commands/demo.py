@@ -175,7 +175,7 @@ def format_report(res) -> str:
     str
         The report text.
     """
-    cfg, meta, b = res.net.config, res.meta, res.bound
+    cfg, meta = res.net.config, res.meta
     lines = []
     lines.append("certbound demo: certified generalization bound of a theory-faithful Π-Transformer")
     variant = "P (φ then M)" if cfg.ffn_kind == "single" else f"B (M_in, φ, M_out; d_ff={cfg.d_ff})"
