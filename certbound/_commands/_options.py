@@ -32,7 +32,10 @@ SPECTRUM_MODE_FLAG = "--spectrum-mode"
 #: The one help text of the certificate-mode option.
 SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default auto: per matrix the cheapest "
                       "certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate for dense matrices, "
-                      "Gram-factor route for heads), else fast; every mode is certified)")
+                      "Gram-factor route for heads), else fast; every mode is certified). The certificate used is "
+                      "recorded per matrix: fast, tight, arb, gram (Theorem G), gram-tri (Theorem G-T: tridiagonal "
+                      "and Sturm counts, from order 192), fast+gram or fast+gram-tri (auto where gram missed the "
+                      "target), product (per-head products), zero, or trivial ([0, inf], with a warning)")
 
 
 def parse_layers(text: str | None, option: str = "--layers") -> list[int] | None:

@@ -5,7 +5,8 @@ several values-only SVDs. This module certifies σ(W) from the small side's
 Gram matrix instead: with W m×n, m ≤ n (else Wᵀ), G = W Wᵀ (m×m) has
 eigenvalues σᵢ(W)², and one SYRK plus one m×m ``eigh`` are cheaper than a
 values-only SVD of W (measured ≈ 0.65–0.8× for n = 4m, ``bench/bench_gram.py``).
-The certificate below needs no eigenvectors: a tridiagonal T and Sturm counts do.
+From order :data:`TRIDIAGONAL_MIN_ORDER` on, not even the eigenvectors are
+needed: a tridiagonal T and Sturm counts take their place (Theorem G-T below).
 
 Theorem G (proofs/enclosure-gram.md §1). Let Ĝ be any real m×m matrix,
 U ∈ ℝ^{m×m}, λ ∈ ℝ^m, with ``‖UᵀU − I‖₂ ≤ α < 1``, ``‖Ĝ − WWᵀ‖₂ ≤ β`` and

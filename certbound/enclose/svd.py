@@ -18,14 +18,16 @@ Three modes compute α, β, e:
           (:mod:`.tight`);
 ``arb``   the products in ``arb_mat`` ball arithmetic (slow; the reference);
 ``gram``  a different certificate: eigenvalues of the rounded Gram matrix
-          W Wᵀ (Theorem G, proofs/enclosure-gram.md) — 3.5–4× cheaper than
-          ``fast`` at 768×3072 (measured; README, kernel section), tight at σ₁
-          but with widths growing like (σ₁/σᵢ)².
+          W Wᵀ (Theorem G, proofs/enclosure-gram.md; from order
+          :data:`~certbound.enclose.gram.TRIDIAGONAL_MIN_ORDER` on Theorem G-T,
+          a tridiagonal T and Sturm counts, recorded as ``"gram-tri"``) —
+          3.5–4× cheaper than ``fast`` at 768×3072 (measured; README, kernel
+          section), tight at σ₁ but with widths growing like (σ₁/σᵢ)².
 ``auto``  per matrix the cheapest certificate meeting a width target:
           ``gram`` when every σᵢ's width is ≤ 1e-8·max(σᵢ, 1e-2·σ₁)
           (:func:`meets_width_target`), else ``fast`` intersected with it
-          (mode recorded as ``"fast+gram"``), so never wider than ``fast``
-          where the target is missed (proofs/enclosure.md §12).
+          (mode recorded as ``"fast+gram"`` or ``"fast+gram-tri"``), so never
+          wider than ``fast`` where the target is missed (proofs/enclosure.md §12).
 
 A failed certificate (α ≥ 1, NaN from LAPACK, non-convergence) is retried with
 LAPACK's ``gesvd`` driver, then in ``arb`` mode for small matrices, and at
