@@ -426,6 +426,13 @@ def tridiagonal_theorem_g_float_bounds(
         an end is not exactly representable after scaling; None when α is not
         certified < 1, a bound or an eigenvalue end is not finite, or some h̄ᵢ < 0.
 
+    Raises
+    ------
+    ValueError
+        If ``lam_lower`` and ``lam_upper`` differ in length.
+
+    Examples
+    --------
     >>> b = tridiagonal_theorem_g_float_bounds(np.array([4.0, 0.5]), np.array([4.0, 1.0]), arb(0), arb(0), arb(0))
     >>> [(float(lo) < s < float(hi)) for lo, hi, s in zip(b.lower, b.upper, [2.0, 0.8])]   # σ₂² ∈ [0.5, 1]
     [True, True]
@@ -441,7 +448,9 @@ def tridiagonal_theorem_g_float_bounds(
         shrink = max(float_lower(1 - a), 0.0)
     lv = np.asarray(lam_lower, dtype=np.float64).reshape(-1)
     hv = np.asarray(lam_upper, dtype=np.float64).reshape(-1)
-    if lv.shape != hv.shape or not (np.all(np.isfinite(lv)) and np.all(np.isfinite(hv))):
+    if lv.shape != hv.shape:
+        raise ValueError(f"tridiagonal_theorem_g_float_bounds: {lv.size} lower but {hv.size} upper eigenvalue ends")
+    if not (np.all(np.isfinite(lv)) and np.all(np.isfinite(hv))):
         return None
     if not (np.isfinite(c) and np.isfinite(grow)):
         return tridiagonal_theorem_g_intervals(lv, hv, alpha, beta, e, scale_exponent)
@@ -462,9 +471,33 @@ def tridiagonal_theorem_g_intervals(
     ``ℓᵢ = θ₋(aᵢ)aᵢ − β − e`` and ``hᵢ = θ₊(bᵢ)bᵢ + β + e`` with θ₋(λ) = 1 − α,
     θ₊(λ) = 1 + α for λ ≥ 0 and the other way round for λ < 0; σᵢ ∈ [√max(ℓᵢ, 0), √hᵢ].
 
+    Parameters
+    ----------
+    lam_lower, lam_upper, alpha, beta, e, scale_exponent
+        As for :func:`tridiagonal_theorem_g_float_bounds`.
+
+    Returns
+    -------
+    list of arb or None
+        Balls containing σ₁ ≥ … ≥ σ_k, times ``2**scale_exponent`` (not yet
+        monotonically tightened: :func:`certbound.enclose.svd._build` does); None
+        when α is not certified < 1, a bound or an eigenvalue end is not
+        finite, or some hᵢ < 0.
+
+    Raises
+    ------
+    ValueError
+        If ``lam_lower`` and ``lam_upper`` differ in length.
+
+    Examples
+    --------
     >>> [str(x) for x in tridiagonal_theorem_g_intervals(np.array([4.0]), np.array([4.0]), arb(0), arb(0), arb(0))]
     ['2.00000000000000']
     """
+    lv = np.asarray(lam_lower, dtype=np.float64).reshape(-1)
+    hv = np.asarray(lam_upper, dtype=np.float64).reshape(-1)
+    if lv.shape != hv.shape:
+        raise ValueError(f"tridiagonal_theorem_g_intervals: {lv.size} lower but {hv.size} upper eigenvalue ends")
     with working_precision():
         a, b, ee = alpha.upper(), beta.upper(), e.upper()
         if not (a.is_finite() and b.is_finite() and ee.is_finite()) or not a < 1:
@@ -473,7 +506,7 @@ def tridiagonal_theorem_g_intervals(
         two = arb(2) ** scale_exponent
         shrink, grow = 1 - a, 1 + a
         out = []
-        for li, hi_ in zip(np.asarray(lam_lower, dtype=np.float64).tolist(), np.asarray(lam_upper, dtype=np.float64).tolist()):
+        for li, hi_ in zip(lv.tolist(), hv.tolist()):
             if not (np.isfinite(li) and np.isfinite(hi_)):
                 return None
             lo = (arb_from_float(li) * (shrink if li >= 0 else grow) - c).lower()

@@ -71,12 +71,21 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
         ``(Q, d, e)``: Q (k, k) Fortran-ordered, d (k,), e (k−1,); None when
         LAPACK reports an error or returns a non-finite d or e.
 
+    Raises
+    ------
+    ValueError
+        If G is not a square matrix.
+
+    Examples
+    --------
     >>> G = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 1.0]])
     >>> Q, d, e = householder_tridiagonal(G)
     >>> T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
     >>> bool(np.abs(Q @ T @ Q.T - G).max() < 1e-14)
     True
     """
+    if np.ndim(G) != 2 or np.shape(G)[0] != np.shape(G)[1]:
+        raise ValueError(f"householder_tridiagonal: G must be a square matrix, got shape {np.shape(G)}")
     k = G.shape[0]
     if k == 0:
         return np.zeros((0, 0), order="F"), np.zeros(0), np.zeros(0)
@@ -143,6 +152,13 @@ def sturm_counts(d: np.ndarray, e: np.ndarray, shifts: np.ndarray) -> tuple[np.n
     valid : (s,) bool array
         Whether the guards held for that shift.
 
+    Raises
+    ------
+    ValueError
+        If e does not have one entry fewer than d.
+
+    Examples
+    --------
     >>> c, v = sturm_counts(np.array([1.0, 3.0]), np.array([1.0]), np.array([0.0, 2.0, 5.0]))
     >>> c.tolist(), v.tolist()      # eigenvalues 2 ± √2
     ([0, 1, 2], [True, True, True])
@@ -221,6 +237,18 @@ def sturm_perturbation(e: np.ndarray) -> float:
 
     Evaluated in Arb and rounded up (≈ 5u·max|eᵢ|).
 
+    Parameters
+    ----------
+    e : (k−1,) float64 array
+        Off-diagonal of T (as :func:`sturm_counts` receives it).
+
+    Returns
+    -------
+    float
+        ρ (0.0 when e is empty or zero; ``inf`` for a non-finite e).
+
+    Examples
+    --------
     >>> sturm_perturbation(np.array([1.0, -2.0])) / 2.0**-53 < 10.001
     True
     """
@@ -241,13 +269,36 @@ def gershgorin_bounds(d: np.ndarray, e: np.ndarray) -> tuple[float, float]:
     Each of the two roundings per row is followed by one step outward
     (Lemma 10.1 of proofs/enclosure.md); ±∞ on overflow.
 
+    Parameters
+    ----------
+    d : (k,) float64 array
+        Diagonal of T, k ≥ 1.
+    e : (k−1,) float64 array
+        Off-diagonal of T.
+
+    Returns
+    -------
+    lo, hi : float
+        ``lo ≤ λ_min(T)`` and ``λ_max(T) ≤ hi``.
+
+    Raises
+    ------
+    ValueError
+        If d is empty or e does not have one entry fewer than d.
+
+    Examples
+    --------
     >>> gershgorin_bounds(np.array([2.0, 2.0]), np.array([1.0]))
     (0.9999999999999999, 3.0000000000000004)
     """
     d = np.asarray(d, dtype=np.float64).reshape(-1)
+    e = np.asarray(e, dtype=np.float64).reshape(-1)
+    if d.size == 0 or e.size != d.size - 1:
+        raise ValueError(f"gershgorin_bounds: d has {d.size} entries, e has {e.size} (expected d nonempty, "
+                         f"e one shorter)")
     a = np.zeros(d.size)
     if d.size > 1:
-        ae = np.abs(np.asarray(e, dtype=np.float64).reshape(-1))
+        ae = np.abs(e)
         a[:-1] = ae
         with np.errstate(over="ignore"):
             # ≥ |eᵢ₋₁| + |eᵢ|: one rounding (one step up) where both are present
@@ -287,7 +338,9 @@ def tridiagonal_eigenvalue_bounds(
     Parameters
     ----------
     d : (k,) float64 array
+        Diagonal of T.
     e : (k−1,) float64 array
+        Off-diagonal of T.
     approx : (k,) float64 array, optional
         Approximate eigenvalues (any order); LAPACK ``dsterf`` when None.
     spread : float
@@ -300,6 +353,13 @@ def tridiagonal_eigenvalue_bounds(
         Descending: ``lo[0] ≤ λ_max(T) ≤ hi[0]``, …; ±∞ where nothing finite
         is certified (e.g. T's entries overflow).
 
+    Raises
+    ------
+    ValueError
+        If e does not have one entry fewer than d, or ``approx`` not k entries.
+
+    Examples
+    --------
     >>> lo, hi = tridiagonal_eigenvalue_bounds(np.array([1.0]), np.zeros(0))
     >>> lo.tolist(), hi.tolist()
     ([1.0], [1.0])
@@ -307,6 +367,10 @@ def tridiagonal_eigenvalue_bounds(
     d = np.asarray(d, dtype=np.float64).reshape(-1)
     e = np.asarray(e, dtype=np.float64).reshape(-1)
     k = d.size
+    if e.size != max(k - 1, 0):
+        raise ValueError(f"tridiagonal_eigenvalue_bounds: d has {k} entries, e has {e.size} (expected {max(k - 1, 0)})")
+    if approx is not None and np.size(approx) != k:
+        raise ValueError(f"tridiagonal_eigenvalue_bounds: {np.size(approx)} approximate eigenvalues for order {k}")
     inf = np.full(k, np.inf)
     if k == 0:
         return np.zeros(0), np.zeros(0)
