@@ -825,7 +825,24 @@ def tridiagonal_abs_matvec_upper(ad: np.ndarray, ae: np.ndarray, v: np.ndarray) 
     Each entry is a rounded sum of ≤ 3 rounded nonnegative products, so
     ``_inflate(·, 3)`` bounds it (Lemma 2.2 with k = 3, any order; Lemma 3.4-T).
 
-    >>> tridiagonal_abs_matvec_upper(np.array([1.0, 2.0]), np.array([3.0]), np.array([1.0, 1.0])).tolist() >= [4.0, 5.0]
+    Parameters
+    ----------
+    ad : (k,) float64 array
+        ``|d|``, the absolute diagonal of T.
+    ae : (k−1,) float64 array
+        ``|e|``, the absolute off-diagonal of T.
+    v : (k,) float64 array
+        Nonnegative.
+
+    Returns
+    -------
+    (k,) float64 array
+        Floats ≥ (|T|v)ᵢ.
+
+    Examples
+    --------
+    >>> u = tridiagonal_abs_matvec_upper(np.array([1.0, 2.0]), np.array([3.0]), np.array([1.0, 1.0]))
+    >>> bool(np.all(u >= [4.0, 5.0])) and bool(np.all(u <= [4.0 + 1e-14, 5.0 + 1e-14]))
     True
     """
     t = ad * v
