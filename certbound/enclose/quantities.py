@@ -899,10 +899,15 @@ def norm_21(W: Any) -> arb:
     """
     W, _, owned = exact_float64_operand(W, allow_transpose=False)
     m, n = W.shape
-    if W.size == 0 or not np.any(W):
+    if W.size == 0:
         return arb(0)
     Ws, k, exact = power_of_two_scaling(W, inplace=owned)  # a conversion copy is scaled in place
-    out = _norm21_from_columns(Ws, None)
+    bounds = _column_sumsq_bounds(Ws)
+    # W = 0 read off the column sums, not by a pass over W: if W ≠ 0 then max|Ws| ∈ [1, 2), so its column's
+    # fl(Σ w²) ≥ 1 and that lower bound is > 0; if W = 0 every lower bound is 0.
+    if not bounds[0].any():
+        return arb(0)
+    out = _norm21_from_columns(Ws, None, bounds)
     return _scaled_back(out, k, arb(0) if exact else arb(n) * arb(m).sqrt(), "norm_21")
 
 
@@ -926,18 +931,19 @@ def _scaled_back(out: arb, k: int, perturbation_quanta: arb, what: str, warn: bo
     return res
 
 
-def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None) -> arb:
+def _norm21_from_columns(M: np.ndarray, colerr: np.ndarray | None,
+                         bounds: tuple[np.ndarray, np.ndarray] | None = None) -> arb:
     """Ball for Σⱼ‖M_{:,j}‖₂ (± colerr[j] per column), vectorised.
 
     Column sums of squares are bounded by Lemma 2.2; ``fl(√x)`` is correctly
     rounded, and each further float step is one rounding, so multiplying by
     ``1 ± 2⁻⁵⁰`` (≥ four units of roundoff) after every step keeps the bounds
     directed; the final sums of nonnegative floats are finished in Arb
-    (proofs/enclosure.md §8).
+    (proofs/enclosure.md §8). ``bounds``: :func:`_column_sumsq_bounds` of M if already computed.
     """
     if M.size == 0:
         return arb(0)
-    lo, hi = _column_sumsq_bounds(M)
+    lo, hi = bounds if bounds is not None else _column_sumsq_bounds(M)
     up, down = 1.0 + 2.0**-50, 1.0 - 2.0**-50
     with np.errstate(over="ignore", invalid="ignore"):
         c_hi = np.sqrt(hi) * up
