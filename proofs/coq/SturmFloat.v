@@ -745,6 +745,23 @@ Proof. simpl. lra. Qed.
 Lemma bpow_2 : bpow radix2 2 = 4.
 Proof. simpl. lra. Qed.
 
+(** One step of the normalised recurrence: [s = fl(e·e) ∈ [0, 4]] over a pivot
+    [|q| ≥ 2^-400] is finite-sized ([|s/q| ≤ 2^402]) and [q ≠ 0]. *)
+Lemma quotient_bound : forall s q : R, 0 <= s <= 4 -> bpow radix2 (-400) <= Rabs q ->
+  q <> 0 /\ Rabs (s / q) <= bpow radix2 402.
+Proof.
+  intros s q Bs Lk.
+  assert (Hq0 : q <> 0).
+  { intros Z. rewrite Z, Rabs_R0 in Lk. pose proof (bpow_gt_0 radix2 (-400)). lra. }
+  split; [exact Hq0|].
+  unfold Rdiv. rewrite Rabs_mult, Rabs_inv.
+  replace 402%Z with (2 + 400)%Z by lia. rewrite bpow_plus, bpow_2.
+  rewrite (Rabs_pos_eq s) by lra.
+  apply Rmult_le_compat; [lra|left; apply Rinv_0_lt_compat; apply Rabs_pos_lt, Hq0|lra|].
+  replace (bpow radix2 400) with (/ bpow radix2 (-400)) by (rewrite <- bpow_opp; reflexivity).
+  apply Rinv_le_contravar; [apply bpow_gt_0|exact Lk].
+Qed.
+
 Lemma bdm_ok : forall i, (i < n)%nat ->
   is_finite (bdm bd bmu i) = true /\ Rabs (B2R (bdm bd bmu i)) <= bpow radix2 4.
 Proof.
@@ -786,15 +803,7 @@ Proof.
     eapply Rle_trans; [exact B|]. apply bpow_le. lia.
   - destruct (IH ltac:(lia)) as (Fk & Lk & Uk).
     destruct (bsq_ok k Hi) as (Fs & _ & Bs & _).
-    assert (Hq0 : B2R (bq bd be bmu k) <> 0).
-    { intros Z. rewrite Z, Rabs_R0 in Lk. pose proof (bpow_gt_0 radix2 (-400)). lra. }
-    assert (Ht : Rabs (B2R (bsq be k) / B2R (bq bd be bmu k)) <= bpow radix2 402).
-    { unfold Rdiv. rewrite Rabs_mult, Rabs_inv.
-      replace 402%Z with (2 + 400)%Z by lia. rewrite bpow_plus, bpow_2.
-      rewrite (Rabs_pos_eq (B2R (bsq be k))) by lra.
-      apply Rmult_le_compat; [lra|left; apply Rinv_0_lt_compat; apply Rabs_pos_lt, Hq0|lra|].
-      replace (bpow radix2 400) with (/ bpow radix2 (-400)) by (rewrite <- bpow_opp; reflexivity).
-      apply Rinv_le_contravar; [apply bpow_gt_0|exact Lk]. }
+    destruct (quotient_bound _ _ Bs Lk) as [Hq0 Ht].
     destruct (Bdiv_ok (bsq be k) (bq bd be bmu k) 402 Fs Hq0 ltac:(lia) Ht) as [Ft Et].
     destruct (bdm_ok (S k) Hi) as [Fa Ba].
     assert (Hs : Rabs (B2R (bdm bd bmu (S k)) - B2R (bquot bd be bmu k)) <= bpow radix2 403).
@@ -828,15 +837,7 @@ Proof.
     { intros Ze. apply Z. rewrite Es, Ze, Rmult_0_l. apply fl_0. }
     specialize (L Ze).
     destruct (bq_bounds k ltac:(lia)) as (Fk & Lk & Uk).
-    assert (Hq0 : B2R (bq bd be bmu k) <> 0).
-    { intros Zq. rewrite Zq, Rabs_R0 in Lk. pose proof (bpow_gt_0 radix2 (-400)). lra. }
-    assert (Ht : Rabs (B2R (bsq be k) / B2R (bq bd be bmu k)) <= bpow radix2 402).
-    { unfold Rdiv. rewrite Rabs_mult, Rabs_inv.
-      replace 402%Z with (2 + 400)%Z by lia. rewrite bpow_plus, bpow_2.
-      rewrite (Rabs_pos_eq (B2R (bsq be k))) by lra.
-      apply Rmult_le_compat; [lra|left; apply Rinv_0_lt_compat; apply Rabs_pos_lt, Hq0|lra|].
-      replace (bpow radix2 400) with (/ bpow radix2 (-400)) by (rewrite <- bpow_opp; reflexivity).
-      apply Rinv_le_contravar; [apply bpow_gt_0|exact Lk]. }
+    destruct (quotient_bound _ _ Bs Lk) as [Hq0 Ht].
     destruct (Bdiv_ok (bsq be k) (bq bd be bmu k) 402 Fs Hq0 ltac:(lia) Ht) as [Ft Et].
     unfold bquot. rewrite Et.
     apply Rlt_le_trans with (bpow radix2 (-1003)); [apply bpow_lt; lia|].
