@@ -17,6 +17,16 @@ From Coq Require Import Reals Psatz.
 From Flocq Require Import Raux.
 Open Scope R_scope.
 
+(** The last step of Theorems G and G-T: ends of [s^2] give ends of [s >= 0]. *)
+Lemma sqrt_ends : forall s lo hi : R, 0 <= s -> lo <= s ^ 2 <= hi -> sqrt (Rmax lo 0) <= s <= sqrt hi.
+Proof.
+  intros s lo hi H0 [Hlo Hhi]. split.
+  - apply Rmax_case_strong; intros _.
+    + rewrite <- (sqrt_pow2 s H0). apply sqrt_le_1_alt. exact Hlo.
+    + rewrite sqrt_0. exact H0.
+  - rewrite <- (sqrt_pow2 s H0). apply sqrt_le_1_alt. exact Hhi.
+Qed.
+
 Section TheoremG.
 (** [lG i = lambda_i(W W^T) = sigma_i(W)^2], [lH i = lambda_i(U diag(lambda) U^T)],
     [lam i = lambda_(i)] (sorted, with signs); [dU = ||U^T U - I||],
@@ -56,11 +66,6 @@ Proof.
       assert (0 <= (1 + alpha - mu_max) * (- lam i)) by (apply Rmult_le_pos; lra).
       assert (0 <= (mu_min - (1 - alpha)) * (- lam i)) by (apply Rmult_le_pos; lra).
       lra. }
-  split; [exact Hsq|]. destruct Hsq as [Hlo Hhi]. pose proof (sW_nonneg i) as H0.
-  split.
-  - apply Rmax_case_strong; intros _.
-    + rewrite <- (sqrt_pow2 (sW i) H0). apply sqrt_le_1_alt. exact Hlo.
-    + rewrite sqrt_0. exact H0.
-  - rewrite <- (sqrt_pow2 (sW i) H0). apply sqrt_le_1_alt. exact Hhi.
+  split; [exact Hsq|]. exact (sqrt_ends _ _ _ (sW_nonneg i) Hsq).
 Qed.
 End TheoremG.

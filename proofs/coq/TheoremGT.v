@@ -66,12 +66,7 @@ Proof.
     - assert (0 <= (th - (1 - alpha)) * (- lb i)) by (apply Rmult_le_pos; lra). nra. }
   assert (Hsq : theta_lo alpha (la i) * la i - (beta + e) <= sW i ^ 2
                 <= theta_hi alpha (lb i) * lb i + (beta + e)) by lra.
-  split; [exact Hsq|]. destruct Hsq as [Hlo Hhi]. pose proof (sW_nonneg i) as H0.
-  split.
-  - apply Rmax_case_strong; intros _.
-    + rewrite <- (sqrt_pow2 (sW i) H0). apply sqrt_le_1_alt. exact Hlo.
-    + rewrite sqrt_0. exact H0.
-  - rewrite <- (sqrt_pow2 (sW i) H0). apply sqrt_le_1_alt. exact Hhi.
+  split; [exact Hsq|]. exact (sqrt_ends _ _ _ (sW_nonneg i) Hsq).
 Qed.
 
 (** The float evaluation: [TheoremGFloat.v]'s ends with [lambda := a_i] for
