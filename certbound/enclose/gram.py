@@ -115,6 +115,20 @@ def unscaled_gram_ok(W: np.ndarray, amax: float | None = None) -> bool:
     relative to ‖W‖₂². Proof that the unscaled certificate is valid:
     proofs/enclosure-gram.md §3.
 
+    Parameters
+    ----------
+    W : (m, n) float64 array
+        The matrix.
+    amax : float, optional
+        ``max|w|`` if the caller has it (computed from W otherwise).
+
+    Returns
+    -------
+    bool
+        Whether max|w| lies in [2^-E, 2^E) (False for an empty or non-finite W).
+
+    Examples
+    --------
     >>> unscaled_gram_ok(np.array([[0.02, -1.5]])), unscaled_gram_ok(np.array([[1e-300]]))
     (True, False)
     """
