@@ -1,7 +1,8 @@
 """The numeric kernel: certified singular values and derived quantities.
 
 Pure functions, no I/O, no torch: float arrays in, Arb balls out. Proofs in
-``proofs/enclosure.md`` (and ``proofs/enclosure-tight.md`` for tight mode).
+``proofs/enclosure.md`` (``proofs/enclosure-tight.md`` for tight mode,
+``proofs/enclosure-gram.md`` for gram mode: Theorems G and G-T).
 """
 
 from certbound.enclose.product import enclose_singular_values_of_product, enclose_singular_values_of_products
