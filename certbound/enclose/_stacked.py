@@ -47,18 +47,66 @@ _INF = np.inf
 
 
 def up(x: np.ndarray) -> np.ndarray:
-    """One float toward +∞: an upper bound of the exact result of the correctly rounded operation that gave x."""
+    """One float toward +∞: an upper bound of the exact result of the correctly rounded operation that gave x.
+
+    Parameters
+    ----------
+    x : ndarray
+        Results of one correctly rounded operation each.
+
+    Returns
+    -------
+    ndarray
+        ``nextafter(x, +∞)`` (Lemma 10.1).
+
+    Examples
+    --------
+    >>> float(up(np.array([1.0]))[0]) == 1.0 + 2.0**-52
+    True
+    """
     return np.nextafter(x, _INF)
 
 
 def down(x: np.ndarray) -> np.ndarray:
-    """One float toward −∞: a lower bound of the exact result of the operation that gave x."""
+    """One float toward −∞: a lower bound of the exact result of the operation that gave x.
+
+    Parameters
+    ----------
+    x : ndarray
+        Results of one correctly rounded operation each.
+
+    Returns
+    -------
+    ndarray
+        ``nextafter(x, −∞)`` (Lemma 10.1).
+
+    Examples
+    --------
+    >>> float(down(np.array([1.0]))[0]) == 1.0 - 2.0**-53
+    True
+    """
     return np.nextafter(x, -_INF)
 
 
 @functools.lru_cache(maxsize=None)
 def gamma_upper(k: int) -> float:
-    """A float ≥ γ_k (Higham's constant, evaluated in Arb, rounded up)."""
+    """A float ≥ γ_k (Higham's constant, evaluated in Arb, rounded up).
+
+    Parameters
+    ----------
+    k : int
+        The number of roundings, k·u < 1.
+
+    Returns
+    -------
+    float
+        ≥ γ_k = k·u/(1 − k·u) (cached per k).
+
+    Examples
+    --------
+    >>> gamma_upper(2) >= 2 * 2.0**-53
+    True
+    """
     return float_upper(gamma(k))
 
 
@@ -76,6 +124,18 @@ def _mv(M: np.ndarray, v: np.ndarray) -> np.ndarray:
 def norm2_upper(M: np.ndarray) -> np.ndarray:
     """Per-slice upper bounds on ``‖M_h‖₂`` for a stack M (h, p, q): Lemma 2.3, min(Frobenius, Hölder).
 
+    Parameters
+    ----------
+    M : (h, p, q) float64 array
+        The stack.
+
+    Returns
+    -------
+    (h,) float64 array
+        ≥ ‖M_h‖₂ per slice (+∞ after an overflow).
+
+    Examples
+    --------
     >>> float(norm2_upper(np.eye(3)[None])[0]) >= 1.0
     True
     """
@@ -101,6 +161,26 @@ def abs_product_norm2_upper(
     """Per-slice upper bounds on ``‖ |A| diag(|d|) |B| ‖₂`` for stacks |A| (h, m, k), |B| (h, k, n) (Lemma 2.4).
 
     ``Aa``, ``Ba`` must already be the entrywise absolute values.
+
+    Parameters
+    ----------
+    Aa : (h, m, k) float64 array
+        |A| per slice.
+    d : (h, k) float64 array or None
+        The middle diagonal (its absolute value is taken); None for the identity.
+    Ba : (h, k, n) float64 array
+        |B| per slice.
+
+    Returns
+    -------
+    (h,) float64 array
+        ≥ ‖|A_h| diag(|d_h|) |B_h|‖₂ per slice (+∞ after an overflow).
+
+    Examples
+    --------
+    >>> I = np.eye(2)[None]
+    >>> float(abs_product_norm2_upper(I, np.array([[3.0, 1.0]]), I)[0]) >= 3.0
+    True
     """
     h, m, k = Aa.shape
     n = Ba.shape[2]
