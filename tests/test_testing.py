@@ -6,7 +6,6 @@ from fractions import Fraction as F
 
 import mpmath
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 

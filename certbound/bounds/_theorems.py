@@ -921,7 +921,6 @@ def theorem2_posthoc_bound(
 def _search_p(spec, net0, slots, specs_c, grid, options, bl, ll, d, n, m, c_costs, readout_cost) -> dict:
     """Float search of p per matrix (linearised coordinate descent on the bound; any result is valid)."""
     fixed = options.fixed_p or {}
-    gridf = np.array([float(p) for p in grid])
     top = float_upper(bl) / 4
     K = max(int(options.search_nodes), 4)
     nodes = top * np.geomspace(1e-9, 1.0, K)

@@ -1,7 +1,6 @@
 """End-to-end audits: true / false-by-one-unit / undecidable claims, bad files, exit codes, outputs."""
 
 import json
-import os
 import textwrap
 from decimal import Decimal
 from fractions import Fraction
@@ -10,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from certbound.audit import ClaimsFileError, audit_claims, decide, parse_claims
+from certbound.audit import audit_claims, decide, parse_claims
 from certbound.cli import main
 
 

@@ -5,7 +5,7 @@ from math import comb
 
 import mpmath
 import pytest
-from flint import arb, fmpq
+from flint import arb
 from hypothesis import given, strategies as st
 
 from certbound.audit import scalars

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction as F
 
 import mpmath

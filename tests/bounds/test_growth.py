@@ -20,7 +20,6 @@ import math
 from fractions import Fraction as F
 
 import numpy as np
-import pytest
 
 from certbound.ball import float_upper
 from certbound.bounds import MatrixConstraint, NetworkConfiguration, TransformerSpec, dudley_partition

@@ -6,7 +6,6 @@ References: exact `Fraction` sums of the prior masses, compared with closed form
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction as F
 
 import mpmath

@@ -16,7 +16,6 @@ from __future__ import annotations
 import decimal
 from fractions import Fraction as F
 
-import pytest
 from flint import arb
 
 from certbound.ball import upper_fraction

@@ -7,7 +7,6 @@ against mpmath and Fractions); the stacked sums are also checked against exact F
 from __future__ import annotations
 
 import dataclasses
-import math
 from fractions import Fraction
 
 import numpy as np
