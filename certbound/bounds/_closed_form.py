@@ -15,8 +15,6 @@ Examples
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from flint import arb
 
 from certbound.bounds._arbutil import prec, Number, as_arb
