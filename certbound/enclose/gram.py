@@ -327,6 +327,22 @@ def rounded_gram(
     return G, beta
 
 
+def _theorem_g_scalars(alpha: arb, beta: arb, e: arb) -> tuple[float, float, float] | None:
+    """Floats ``c ≥ β + e``, ``grow ≥ 1 + α``, ``0 ≤ shrink ≤ 1 − α`` of Lemma G.4 (Theorems G and G-T).
+
+    None when α, β or e is not finite or α is not certified < 1 (the
+    theorems' hypothesis). The Arb upper ends are rounded outward once
+    (``float_upper``/``float_lower``, proofs/enclosure.md §5).
+    """
+    with working_precision():
+        a, b, ee = alpha.upper(), beta.upper(), e.upper()
+        if not (a.is_finite() and b.is_finite() and ee.is_finite()):
+            return None
+        if not a < 1:
+            return None
+        return float_upper(b + ee), float_upper(1 + a), max(float_lower(1 - a), 0.0)
+
+
 def theorem_g_float_bounds(
     lam: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
 ) -> list[arb] | None:
@@ -366,15 +382,10 @@ def theorem_g_float_bounds(
     >>> float(b.lower[0]) <= 2.0 <= float(b.upper[0]), float(b.lower[1]) <= 1.0 <= float(b.upper[1])
     (True, True)
     """
-    with working_precision():
-        a, b, ee = alpha.upper(), beta.upper(), e.upper()
-        if not (a.is_finite() and b.is_finite() and ee.is_finite()):
-            return None
-        if not a < 1:
-            return None
-        c = float_upper(b + ee)
-        grow = float_upper(1 + a)
-        shrink = max(float_lower(1 - a), 0.0)
+    scalars = _theorem_g_scalars(alpha, beta, e)
+    if scalars is None:
+        return None
+    c, grow, shrink = scalars
     if not (np.isfinite(c) and np.isfinite(grow)):
         return theorem_g_intervals(lam, alpha, beta, e, scale_exponent)
     lv = np.sort(np.asarray(lam, dtype=np.float64).reshape(-1))[::-1]
@@ -451,15 +462,10 @@ def tridiagonal_theorem_g_float_bounds(
     >>> [(float(lo) < s < float(hi)) for lo, hi, s in zip(b.lower, b.upper, [2.0, 0.8])]   # σ₂² ∈ [0.5, 1]
     [True, True]
     """
-    with working_precision():
-        a, b, ee = alpha.upper(), beta.upper(), e.upper()
-        if not (a.is_finite() and b.is_finite() and ee.is_finite()):
-            return None
-        if not a < 1:
-            return None
-        c = float_upper(b + ee)
-        grow = float_upper(1 + a)
-        shrink = max(float_lower(1 - a), 0.0)
+    scalars = _theorem_g_scalars(alpha, beta, e)
+    if scalars is None:
+        return None
+    c, grow, shrink = scalars
     lv = np.asarray(lam_lower, dtype=np.float64).reshape(-1)
     hv = np.asarray(lam_upper, dtype=np.float64).reshape(-1)
     if lv.shape != hv.shape:
