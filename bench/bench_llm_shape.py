@@ -30,9 +30,11 @@ left out.
 
 ``--only TYPES`` (e.g. ``--only M_gate,M_up,M_down``, or ``dense`` for a
 layout's FFN matrices) measures only the certified peak RSS and time of
-those matrices of ``--layers``: one child process runs certbound's own
-engine on them (the serial path of ``certbound spectrum``: tasks read by
-``iter_task``, ``MatrixCertifier``, records appended to a records file),
+those matrices of ``--layers``: one child process reads and certifies them
+one at a time through the public API (``theory_matrices`` →
+``certify_theory_matrix``, the call ``certbound spectrum``'s serial engine
+makes per dense matrix; per-head products one by one, where the CLI batches
+a layer's heads), each record appended to a temporary file,
 with no float pipeline and no whole-layer run — a 7B-shape memory check in
 minutes instead of a quarter of an hour. It prints, per matrix, the
 certificate used (``gram``, ``fast+gram``, …) and CPU seconds, and the
@@ -59,7 +61,7 @@ sys.path.insert(0, os.path.dirname(HERE))  # this checkout's certbound (the chil
 
 from _shape_checkpoints import SHAPES, write_checkpoint  # noqa: E402
 
-from certbound._commands._options import add_spectrum_mode_option  # noqa: E402
+from _bench_options import add_spectrum_mode_option  # noqa: E402
 
 _MAPPING = {
     "layout": "linear",
@@ -98,29 +100,35 @@ def _float_pipeline(path: str, layers: list[int], mapping: str | None) -> None:
 
 
 def _certify_child(path: str, layers: list[int], types: list[str], mode: str, mapping: str | None) -> None:
-    """Child process: certify only ``types`` of ``layers`` with the serial engine; prints JSON per matrix."""
-    from certbound.checkpoints import open_checkpoint
-    from certbound.pipeline._spectrum import MatrixCertifier, spectrum_store_settings
-    from certbound.pipeline._streaming import MatrixTask, ModelSource, RecordStore, iter_task
+    """Child process: certify only ``types`` of ``layers``, one matrix at a time; prints JSON per matrix.
+
+    Public API only: ``theory_matrices`` reads one matrix at a time and ``certify_theory_matrix``
+    certifies it (the call the CLI's serial engine makes per dense matrix); each record is
+    appended to a temporary JSONL file and dropped, as the CLI's record store does.
+    """
+    import gc
+
+    from certbound.checkpoints import open_checkpoint, theory_matrices
+    from certbound.pipeline import certify_theory_matrix
 
     ck, layout = open_checkpoint(path, mapping=mapping)
     if types == ["dense"]:
         types = [t for t in layout.matrix_types if t.startswith("M")]
     ps = ("0.5", "1", "2")
-    certify = MatrixCertifier(mode, ps, True)
-    source = ModelSource(os.path.abspath(path), layout)
     rows = []
-    with ck, tempfile.TemporaryDirectory() as tmp:
-        store = RecordStore(os.path.join(tmp, "r.jsonl"), spectrum_store_settings(mode, ps, True), resume=False)
-        with store:
-            for layer in layers:
-                for t in types:
+    with ck, tempfile.TemporaryDirectory() as tmp, open(os.path.join(tmp, "r.jsonl"), "w") as records:
+        for layer in layers:
+            for t in types:
+                c = time.process_time()
+                for m in theory_matrices(ck, layout=layout, types=(t,), layers=[layer]):
+                    rec = certify_theory_matrix(m, mode, ps)
+                    del m
+                    gc.collect()
+                    records.write(json.dumps(rec) + "\n")
+                    rows.append({"key": [rec["layer"], rec["head"], rec["type"]], "mode": rec["mode"],
+                                 "shape": rec["shape"], "cpu": time.process_time() - c})
+                    del rec
                     c = time.process_time()
-                    for out in iter_task(source, MatrixTask(0, layer, (t,)), certify, (ck, layout)):
-                        store.add(out.key, out.sha256, out.record)
-                        rows.append({"key": list(out.key), "mode": out.record["mode"],
-                                     "shape": out.record["shape"], "cpu": time.process_time() - c})
-                        c = time.process_time()
     print(json.dumps(rows))
 
 
@@ -245,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         per = json.loads(out.strip().splitlines()[-1])
         for r in per:
             print(f"  {tuple(r['key'])} {r['shape'][0]}x{r['shape'][1]}: certificate {r['mode']}, {r['cpu']:.1f} s CPU")
-        print(f"certified only {args.only} of layers {layers} (mode {mode}, serial engine): {wall:.1f} s wall, "
+        print(f"certified only {args.only} of layers {layers} (mode {mode}, one matrix at a time): {wall:.1f} s wall, "
               f"peak RSS {rss:.0f} MiB = interpreter + {(rss - interp) / largest:.2f} x the largest matrix "
               f"(criterion: <= 3 x, i.e. {3 * largest + interp:.0f} MiB)")
         return 0
