@@ -12,7 +12,7 @@ from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
 from certbound.report.writers import write_all
 
 __all__ = ["LAYERS_HELP", "MAPPING_HELP", "MODEL_HELP", "SPECTRUM_MODE_FLAG", "SPECTRUM_MODE_HELP", "DeprecatedAlias",
-           "STDOUT", "add_spectrum_mode_option", "make_output_directory", "parse_layers", "prefix_depth",
+           "STDOUT", "add_spectrum_mode_option", "make_output_directory", "parse_layers",
            "write_outputs"]
 
 #: The one description of a MODEL argument (every command reads models with the same loader).
@@ -84,38 +84,6 @@ def parse_layers(text: str | None, option: str = "--layers") -> list[int] | None
     if len(set(out)) != len(out):
         raise ValueError(f"{option}: {text!r} repeats a layer")
     return sorted(out)
-
-
-def prefix_depth(layers: list[int] | None, option: str = "--layers") -> int | None:
-    """The depth K of a prefix ``0..K-1`` (what the proxies of a sub-network need), or ``None`` for all layers.
-
-    Parameters
-    ----------
-    layers : list of int or None
-        Parsed ``--layers``.
-    option : str
-        The flag named in error messages.
-
-    Returns
-    -------
-    int or None
-        K, or ``None``.
-
-    Examples
-    --------
-    >>> prefix_depth([0, 1, 2])
-    3
-    >>> prefix_depth([0, 2])
-    Traceback (most recent call last):
-    ...
-    ValueError: --layers: the proxies are defined for a prefix sub-network 0..K-1; got [0, 2] (e.g. --layers 0-1)
-    """
-    if layers is None:
-        return None
-    if layers != list(range(len(layers))):
-        raise ValueError(f"{option}: the proxies are defined for a prefix sub-network 0..K-1; got {layers} "
-                         f"(e.g. --layers 0-{max(len(layers) - 1, 0)})")
-    return len(layers)
 
 
 #: The output file name meaning standard output, in every command's ``--json``/``--csv``/``--latex``/``--markdown``.

@@ -24,7 +24,6 @@ from certbound._commands._options import (
     STDOUT,
     add_spectrum_mode_option,
     parse_layers,
-    prefix_depth,
     write_outputs,
 )
 from certbound.pipeline import ProxiesReport, open_model
@@ -260,9 +259,9 @@ def run(args: argparse.Namespace) -> int:
     if args.digits < 1:
         raise ValueError("--digits must be >= 1")
     t0 = time.perf_counter()
-    depth = prefix_depth(parse_layers(args.layers))
+    # The prefix rule (0..K-1) and its message are the library's (`layers`, spelled --layers by the CLI).
     report = open_model(args.model, mapping=args.mapping).proxies(args.variant, spectrum_mode=args.spectrum_mode,
-                                                                  layers=depth, progress=True)
+                                                                  layers=parse_layers(args.layers), progress=True)
     info, results = report.info, list(report.results.values())
     seconds = time.perf_counter() - t0
     name = os.path.basename(os.path.normpath(os.fspath(args.model)))
