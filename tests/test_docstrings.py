@@ -1,6 +1,6 @@
 """Public functions of the documented modules have numpydoc ``Parameters`` and ``Returns`` (or ``Yields``).
 
-The modules below were brought to this standard in sessions 4 and 5; a new public function without them
+The modules below were brought to this standard in sessions 4 to 6; a new public function without them
 fails here. A function with no parameters needs no ``Parameters`` section, one that returns nothing no
 ``Returns``; properties and private names (leading underscore) are exempt, and so are the few functions
 in :data:`NOT_YET` (listed by name, so that the rest of their module is checked).
@@ -20,6 +20,7 @@ MODULES = sorted(
     + list((PACKAGE / "checkpoints").glob("*.py"))
     + list((PACKAGE / "pipeline").glob("*.py"))
     + list((PACKAGE / "_commands").glob("*.py"))
+    + list((PACKAGE / "report").glob("*.py"))
     + [PACKAGE / "_errors.py", PACKAGE / "cli.py", PACKAGE / "ball.py"]
 )
 

@@ -62,6 +62,31 @@ class ModelRun:
     ``results`` maps a variant name to its :class:`~certbound.bounds.proxies.ProxyResult`;
     ``quantities`` (optional) are the per-matrix certified quantities, used by
     the singular-value and norm figures.
+
+    Parameters
+    ----------
+    name : str
+        The model's name (legends, captions).
+    kind : {"trained", "prefix", "random-init"}
+        Where the weights come from (:data:`FIGURE_KINDS`).
+    results : dict
+        Variant name → :class:`~certbound.bounds.proxies.ProxyResult`.
+    quantities : list of MatrixQuantities, optional
+        The certified per-matrix quantities.
+    note : str
+        The series name of a prefix run (e.g. ``"prefix of all-MiniLM-L6-v2"``).
+
+    Examples
+    --------
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> qs = random_init_quantities(2, 8, num_heads=2, d_ff=16)
+    >>> run = ModelRun("init", "random-init", {"paper": paper_proxies(qs)}, qs)
+    >>> run.num_layers, run.width
+    (2, 8)
+    >>> ModelRun("x", "fine-tuned", {})
+    Traceback (most recent call last):
+    ...
+    ValueError: model kind 'fine-tuned' is not one of ('trained', 'prefix', 'random-init')
     """
 
     name: str
@@ -76,19 +101,61 @@ class ModelRun:
 
     @property
     def num_layers(self) -> int:
+        """Depth L of the model the proxies were computed for."""
         return next(iter(self.results.values())).num_layers
 
     @property
     def width(self) -> int:
+        """Hidden width N."""
         return next(iter(self.results.values())).width
 
     def upper(self, proxy: str, variant: str = "paper") -> float:
-        """Float ≥ the certified ball's upper end (``proxy`` = B_ours or B_edelman)."""
+        """Float ≥ the certified ball's upper end (``proxy`` = B_ours or B_edelman).
+
+        Parameters
+        ----------
+        proxy : {"B_ours", "B_edelman"}
+            Which proxy.
+        variant : str
+            Which variant's result (a key of ``results``).
+
+        Returns
+        -------
+        float
+            An upper bound on the proxy (rounded up from the ball's upper end).
+
+        Examples
+        --------
+        >>> from certbound.ball import upper_fraction
+        >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+        >>> qs = random_init_quantities(1, 8, num_heads=2, d_ff=16)
+        >>> res = paper_proxies(qs)
+        >>> run = ModelRun("init", "random-init", {"paper": res})
+        >>> run.upper("B_ours") >= upper_fraction(res.B_ours)
+        True
+        """
         return float_upper(getattr(self.results[variant], proxy))
 
 
 def import_pyplot() -> Any:
-    """matplotlib.pyplot with a non-interactive backend and Type-42 fonts."""
+    """matplotlib.pyplot with a non-interactive backend and Type-42 fonts.
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot`` (backend Agg unless a non-interactive one is set).
+
+    Raises
+    ------
+    certbound.MissingDependencyError
+        Without matplotlib (the ``plot`` extra), saying what to install.
+
+    Examples
+    --------
+    >>> plt = import_pyplot()
+    >>> plt.rcParams["pdf.fonttype"]
+    42
+    """
     matplotlib = import_optional("matplotlib", "plot", "figures")
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "module://matplotlib_inline.backend_inline"):
         matplotlib.use("Agg")
@@ -122,6 +189,18 @@ def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, caption: s
     -------
     dict
         ``{"pdf": path, "png": path, "caption": caption}``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> plt = import_pyplot()
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([1, 2], [3, 4])
+    >>> d = tempfile.mkdtemp()
+    >>> out = save_figure(fig, d, "line", "A line.")
+    >>> sorted(os.listdir(d)), out["caption"]
+    (['line.pdf', 'line.png'], 'A line.')
+    >>> plt.close(fig)
     """
     import textwrap
 
@@ -208,7 +287,37 @@ def _normalised_panels(plt: Any, runs: Sequence[ModelRun], key: str, variant: st
 
 def plot_proxies_vs_width(runs: Sequence[ModelRun], out_dir: str, *, variant: str = "paper",
                           what_was_run: str = "") -> dict[str, str] | None:
-    """Both proxies vs N at fixed L, normalised at the smallest N (log y); None if no curve has two widths."""
+    """Both proxies vs N at fixed L, normalised at the smallest N (log y); None if no curve has two widths.
+
+    Parameters
+    ----------
+    runs : sequence of ModelRun
+        The models; random-init runs of one depth and several widths form a curve, a trained
+        checkpoint is its own series.
+    out_dir : str
+        An existing directory (``proxies_vs_N.pdf`` and ``.png`` are written there).
+    variant : str
+        Which proxy variant to plot.
+    what_was_run : str
+        Appended to the caption (the command, versions).
+
+    Returns
+    -------
+    dict or None
+        :func:`save_figure`'s paths and caption, or None (nothing written).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> runs = [ModelRun(f"N={n}", "random-init", {"paper": paper_proxies(random_init_quantities(1, n, num_heads=2,
+    ...                                                                                  d_ff=2 * n))})
+    ...         for n in (4, 8)]
+    >>> sorted(plot_proxies_vs_width(runs, tempfile.mkdtemp()))
+    ['caption', 'pdf', 'png']
+    >>> plot_proxies_vs_width(runs[:1], tempfile.mkdtemp()) is None  # one width: no curve
+    True
+    """
     plt = import_pyplot()
     fig = _normalised_panels(plt, runs, "N", variant)
     if fig is None:
@@ -229,6 +338,34 @@ def plot_proxies_vs_depth(runs: Sequence[ModelRun], out_dir: str, *, variant: st
     Prefix-depth curves (layers 0..k-1 of one trained model) are dashed and
     labelled; a trained checkpoint is never joined to another (different
     checkpoints come from different training recipes).
+
+    Parameters
+    ----------
+    runs : sequence of ModelRun
+        The models (prefix runs of one model share its ``note``).
+    out_dir : str
+        An existing directory (``proxies_vs_L.pdf`` and ``.png`` are written there).
+    variant : str
+        Which proxy variant to plot.
+    what_was_run : str
+        Appended to the caption.
+
+    Returns
+    -------
+    dict or None
+        :func:`save_figure`'s paths and caption, or None (nothing written).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> from certbound.bounds.proxies import prefix_layers
+    >>> qs = random_init_quantities(2, 8, num_heads=2, d_ff=16)
+    >>> runs = [ModelRun(f"k={k}", "prefix", {"paper": paper_proxies(prefix_layers(qs, k))}, note="prefix of init")
+    ...         for k in (1, 2)]
+    >>> out = plot_proxies_vs_depth(runs, tempfile.mkdtemp())
+    >>> "the first k layers, 0..k-1" in out["caption"]
+    True
     """
     plt = import_pyplot()
     fig = _normalised_panels(plt, runs, "L", variant)
@@ -246,7 +383,35 @@ def plot_proxies_vs_depth(runs: Sequence[ModelRun], out_dir: str, *, variant: st
 
 def plot_singular_value_decay(run: ModelRun, out_dir: str, *, layers: Sequence[int] = (0,),
                               what_was_run: str = "") -> dict[str, str] | None:
-    """Certified singular values (upper ends) of every QK head, VO head, M_in, M_out (layers 0-based)."""
+    """Certified singular values (upper ends) of every QK head, VO head, M_in, M_out (layers 0-based).
+
+    Parameters
+    ----------
+    run : ModelRun
+        One model, with ``quantities`` (their ``sigma_upper`` lists).
+    out_dir : str
+        An existing directory (``singular_values.pdf`` and ``.png``).
+    layers : sequence of int
+        The layers drawn (0-based).
+    what_was_run : str
+        Appended to the caption.
+
+    Returns
+    -------
+    dict or None
+        :func:`save_figure`'s paths and caption, or None if those layers have no σ lists.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> qs = random_init_quantities(2, 8, num_heads=2, d_ff=16)
+    >>> run = ModelRun("init", "random-init", {"paper": paper_proxies(qs)}, qs)
+    >>> sorted(plot_singular_value_decay(run, tempfile.mkdtemp(), layers=(0, 1)))
+    ['caption', 'pdf', 'png']
+    >>> plot_singular_value_decay(run, tempfile.mkdtemp(), layers=(5,)) is None
+    True
+    """
     plt = import_pyplot()
     present = [q for q in run.quantities if q.layer in layers and q.sigma_upper is not None]
     if not present:
@@ -295,7 +460,35 @@ def _mean_norms(run: ModelRun, layer_limit: int | None) -> dict[str, dict[str, f
 
 def plot_norms_vs_width(runs: Sequence[ModelRun], out_dir: str, *, depth: int = 2,
                         what_was_run: str = "") -> dict[str, str] | None:
-    """(2,1)-, (1,1)- and spectral-norm growth with N (mean over heads and layers 0..depth-1); None if empty."""
+    """(2,1)-, (1,1)- and spectral-norm growth with N (mean over heads and layers 0..depth-1); None if empty.
+
+    Parameters
+    ----------
+    runs : sequence of ModelRun
+        The models, with ``quantities`` (random-init runs of depth ``depth`` form the lines).
+    out_dir : str
+        An existing directory (``norms_vs_N.pdf`` and ``.png``).
+    depth : int
+        Layers 0..depth-1 are averaged over.
+    what_was_run : str
+        Appended to the caption.
+
+    Returns
+    -------
+    dict or None
+        :func:`save_figure`'s paths and caption, or None if no run has quantities.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> runs = []
+    >>> for n in (4, 8):
+    ...     qs = random_init_quantities(2, n, num_heads=2, d_ff=2 * n)
+    ...     runs.append(ModelRun(f"N={n}", "random-init", {"paper": paper_proxies(qs)}, qs))
+    >>> sorted(plot_norms_vs_width(runs, tempfile.mkdtemp(), depth=2))
+    ['caption', 'pdf', 'png']
+    """
     plt = import_pyplot()
     series = []
     for kind in ("trained", "random-init"):  # prefix runs are subsets of trained ones
@@ -341,7 +534,34 @@ def plot_norms_vs_width(runs: Sequence[ModelRun], out_dir: str, *, depth: int = 
 
 def plot_contribution_curves(run: ModelRun, out_dir: str, *, variant: str = "paper",
                              what_was_run: str = "") -> dict[str, str]:
-    """Per-type median and range of c(p) over the grid P_m (upper ends), with where p* falls."""
+    """Per-type median and range of c(p) over the grid P_m (upper ends), with where p* falls.
+
+    Parameters
+    ----------
+    run : ModelRun
+        One model.
+    out_dir : str
+        An existing directory (``contribution_curves.pdf`` and ``.png``).
+    variant : str
+        Which proxy variant's c(p).
+    what_was_run : str
+        Appended to the caption.
+
+    Returns
+    -------
+    dict
+        :func:`save_figure`'s paths and caption.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> qs = random_init_quantities(1, 8, num_heads=2, d_ff=16)
+    >>> run = ModelRun("init", "random-init", {"paper": paper_proxies(qs)})
+    >>> out = plot_contribution_curves(run, tempfile.mkdtemp())
+    >>> "for the 6 matrices of init" in out["caption"]  # 2 QK heads, 2 VO heads, M_in, M_out
+    True
+    """
     plt = import_pyplot()
     res = run.results[variant]
     fig, ax = plt.subplots(figsize=(9, 4.8))
@@ -385,6 +605,35 @@ def plot_demo_vs_n(points: Sequence[Any], out_dir: str | os.PathLike[str], *,
     Left: the certified 0-1 error bound, the measured test error and the Bayes error; right: the
     certified loss-gap bound and the measured gap, both divided by the loss range B_L. Values ≥ 1
     are vacuous (shaded).
+
+    Parameters
+    ----------
+    points : sequence of DemoPoint
+        One per trained model (``n_train``, ``error_bound``, ``test_error``, ``train_error``,
+        ``gap_bound``, ``measured_gap``, ``loss_range``, ``input_counting``, ``label_noise``).
+    out_dir : str or path-like
+        An existing directory.
+    counterfactual : sequence of (int, float)
+        ``(n, loss-gap bound)`` of the largest model's weights as if trained on n samples.
+    stem : str
+        The file name without extension.
+    caption : str
+        Printed under the plot.
+
+    Returns
+    -------
+    dict
+        :func:`save_figure`'s paths and caption.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from types import SimpleNamespace
+    >>> pts = [SimpleNamespace(n_train=n, error_bound=None, test_error=0.1, train_error=0.05, gap_bound=8.0,
+    ...                        measured_gap=0.01, loss_range=4.0, input_counting=50.0, label_noise=0.05)
+    ...        for n in (1000, 10000)]
+    >>> sorted(plot_demo_vs_n(pts, tempfile.mkdtemp(), caption="demo"))
+    ['caption', 'pdf', 'png']
     """
     plt = import_pyplot()
     pts = sorted(points, key=lambda p: p.n_train)

@@ -69,7 +69,13 @@ LONG_TABLE_ROWS = 30
 
 
 class Raw(str):
-    """A string that already is LaTeX (not escaped by :func:`latex_table`)."""
+    r"""A string that already is LaTeX (not escaped by :func:`latex_table`).
+
+    Examples
+    --------
+    >>> print(latex_table([[Raw(r"$\alpha$"), "$"]], ["a", "b"], fit=False).splitlines()[4])
+    $\alpha$ & \$ \\
+    """
 
 
 class _MathNumber(Raw):
@@ -93,6 +99,18 @@ _ESCAPES = {
 def latex_escape(text: str) -> str:
     r"""Escape LaTeX's special characters in plain text.
 
+    Parameters
+    ----------
+    text : str
+        Plain text (anything else is converted with ``str``).
+
+    Returns
+    -------
+    str
+        The text with ``\ & % $ # _ { } ~ ^`` escaped.
+
+    Examples
+    --------
     >>> latex_escape("M_in & 50%")
     'M\\_in \\& 50\\%'
     """
@@ -107,6 +125,24 @@ def latex_number(decimal: str) -> Raw:
 
     The digits are copied, never re-rounded: ``"1.5e-7"`` → ``1.5\times 10^{-7}``.
 
+    Parameters
+    ----------
+    decimal : str
+        A decimal number string (``"-0.5"``, ``"3e-12"``, ``"inf"``), as
+        :func:`certbound.ball.decimal_upper` and :func:`~certbound.ball.decimal_lower` write them.
+
+    Returns
+    -------
+    Raw
+        LaTeX math without ``$``: plain below 10⁵ and from 10⁻³ on, else ``d.dd\times 10^{E}``.
+
+    Raises
+    ------
+    ValueError
+        If ``decimal`` is not a decimal number string.
+
+    Examples
+    --------
     >>> latex_number("-0.5"), latex_number("inf"), latex_number("3e-12")
     ('-0.5', '\\infty', '3\\times 10^{-12}')
     """
@@ -136,6 +172,18 @@ def latex_number(decimal: str) -> Raw:
 def latex_count(n: int) -> Raw:
     r"""An exact integer (a sample size) as LaTeX math, in scientific form when it ends in zeros.
 
+    Parameters
+    ----------
+    n : int
+        The integer (printed exactly).
+
+    Returns
+    -------
+    Raw
+        ``10^{12}``, ``1.3\times 10^{9}`` (three or more trailing zeros), else the digits in groups of three.
+
+    Examples
+    --------
     >>> latex_count(1000000000000), latex_count(469759), latex_count(1300000000)
     ('10^{12}', '469\\,759', '1.3\\times 10^{9}')
     """
@@ -158,6 +206,20 @@ def latex_count(n: int) -> Raw:
 def latex_upper(x: arb, digits: int = 4) -> Raw:
     """The ball's upper end rounded **up** to ``digits`` significant digits.
 
+    Parameters
+    ----------
+    x : flint.arb
+        A certified ball.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    Raw
+        LaTeX math (no ``$``) of a decimal ≥ every point of ``x``.
+
+    Examples
+    --------
     >>> from flint import arb
     >>> latex_upper(arb(2) / 3, 2)
     '0.67'
@@ -168,6 +230,20 @@ def latex_upper(x: arb, digits: int = 4) -> Raw:
 def latex_lower(x: arb, digits: int = 4) -> Raw:
     """The ball's lower end rounded **down** to ``digits`` significant digits.
 
+    Parameters
+    ----------
+    x : flint.arb
+        A certified ball.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    Raw
+        LaTeX math (no ``$``) of a decimal ≤ every point of ``x``.
+
+    Examples
+    --------
     >>> from flint import arb
     >>> latex_lower(arb(2) / 3, 2)
     '0.66'
@@ -180,6 +256,20 @@ def latex_interval(x: arb, digits: int = 4) -> Raw:
 
     An exact value whose two ends print identically is shown once.
 
+    Parameters
+    ----------
+    x : flint.arb
+        A certified ball.
+    digits : int
+        Significant digits of each end.
+
+    Returns
+    -------
+    Raw
+        LaTeX math (no ``$``): an interval containing ``x``.
+
+    Examples
+    --------
     >>> from flint import arb
     >>> latex_interval(arb(2) / 3, 3)
     '[0.666, 0.667]'
@@ -235,24 +325,39 @@ def latex_table(
 
     Parameters
     ----------
-    rows, header
-        Cells (see the module docstring); header cells are text (escaped
-        unless :class:`Raw`).
-    caption, label
-        Optional; the caption is LaTeX (escape it with :func:`latex_escape`
+    rows : sequence of sequences
+        Cells (see the module docstring), each row as long as ``header``.
+    header : sequence
+        Header cells: text (escaped unless :class:`Raw`).
+    caption, label : str, optional
+        The caption is LaTeX (escape it with :func:`latex_escape`
         if it is plain text).
-    align
+    align : str, optional
         Column specification; default ``r`` for numeric columns, ``l`` else.
-    digits
+    digits : int
         Significant digits for bare ``arb`` cells (printed as intervals).
-    notes
+    notes : str, optional
         LaTeX text placed under the tabular (e.g. what was run).
-    long
+    long : bool, optional
         ``longtable`` (breaks across pages, no float); default: more than
         :data:`LONG_TABLE_ROWS` rows.
-    fit
+    fit : bool
         Scale a (non-long) table down to ``\\linewidth`` when it is wider.
 
+    Returns
+    -------
+    str
+        The LaTeX source (no trailing newline).
+
+    Raises
+    ------
+    ValueError
+        If a row's length differs from the header's, or ``align`` has too few columns.
+    TypeError
+        For a bare ``float`` cell (not a certified number: format it first).
+
+    Examples
+    --------
     >>> t = latex_table([[1, "a_b"]], ["n", "name"], caption="C", label="tab:x")
     >>> t.splitlines()[0], t.splitlines()[-1]
     ('\\begin{table}[htbp]', '\\end{table}')
@@ -307,6 +412,20 @@ def latex_table(
 def latex_fragment(body: str, what: str = "certbound") -> str:
     r"""A ``.tex`` fragment for ``\\input``: ``body`` after a comment stating the preamble it needs.
 
+    Parameters
+    ----------
+    body : str
+        LaTeX source (tables, text).
+    what : str
+        Who wrote it (the comment's first word, e.g. ``"certbound proxies"``).
+
+    Returns
+    -------
+    str
+        The fragment, ending in one newline.
+
+    Examples
+    --------
     >>> latex_fragment("x").splitlines()[0]
     '% certbound: input this into a document whose preamble has \\usepackage{amssymb,booktabs,graphicx,longtable}'
     """
@@ -316,6 +435,18 @@ def latex_fragment(body: str, what: str = "certbound") -> str:
 def latex_document(*bodies: str) -> str:
     r"""A minimal standalone ``article`` around fragments (the preamble of :data:`LATEX_PREAMBLE`).
 
+    Parameters
+    ----------
+    *bodies : str
+        LaTeX fragments, separated by blank lines in the document.
+
+    Returns
+    -------
+    str
+        A complete ``.tex`` document.
+
+    Examples
+    --------
     >>> latex_document("x").splitlines()[1]
     '\\usepackage{amssymb,booktabs,graphicx,longtable}'
     """

@@ -42,6 +42,18 @@ def format_table(rows: Sequence[Sequence[Any]], header: Sequence[str], *,
     gap : int
         Spaces between columns.
 
+    Returns
+    -------
+    str
+        The table's lines joined by newlines (no trailing newline).
+
+    Raises
+    ------
+    ValueError
+        If a row's length differs from the header's, or ``align`` is malformed.
+
+    Examples
+    --------
     >>> print(format_table([[0, None, "[1, 32]"]], ["layer", "head", "rank"]))
     layer  head     rank
     -----  ----  -------

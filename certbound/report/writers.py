@@ -60,6 +60,25 @@ def stage_tempfile(path: str) -> tuple[int, str]:
     :func:`set_usual_permissions`, then ``os.replace(name, path)`` (or removes
     ``name`` on failure).
 
+    Parameters
+    ----------
+    path : str
+        The file the staged one will replace.
+
+    Returns
+    -------
+    tuple of (int, str)
+        An open file descriptor and the temporary file's name (in ``path``'s directory).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path``'s directory does not exist.
+    IsADirectoryError
+        If ``path`` is a directory.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
     >>> fd, tmp = stage_tempfile(os.path.join(d, "x.txt")); os.close(fd)
@@ -79,7 +98,23 @@ def stage_tempfile(path: str) -> tuple[int, str]:
 
 
 def set_usual_permissions(tmp: str) -> None:
-    """Give a staged file the usual ``0o666 & ~umask`` permissions (``mkstemp`` makes it private, ``0o600``)."""
+    """Give a staged file the usual ``0o666 & ~umask`` permissions (``mkstemp`` makes it private, ``0o600``).
+
+    Parameters
+    ----------
+    tmp : str
+        The staged file (from :func:`stage_tempfile`).
+
+    Examples
+    --------
+    >>> import os, stat, tempfile
+    >>> fd, tmp = stage_tempfile(os.path.join(tempfile.mkdtemp(), "x.txt")); os.close(fd)
+    >>> oct(stat.S_IMODE(os.stat(tmp).st_mode))
+    '0o600'
+    >>> set_usual_permissions(tmp)
+    >>> stat.S_IMODE(os.stat(tmp).st_mode) == 0o666 & ~_current_umask()
+    True
+    """
     os.chmod(tmp, 0o666 & ~_current_umask())
 
 
@@ -93,6 +128,24 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, encoding: str 
     the usual permissions ``0o666 & ~umask`` (a plain temporary file would be
     private, ``0o600``).
 
+    Parameters
+    ----------
+    path : str or path
+        The target file.
+    mode : {"w", "wb"}
+        Text or bytes.
+    encoding : str, optional
+        Text encoding (``"utf-8"``; ignored for bytes).
+    newline : str, optional
+        Passed to :func:`open` (``""``: no newline translation).
+
+    Yields
+    ------
+    file object
+        The temporary file; ``path`` is replaced when the block ends without an error.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> p = os.path.join(tempfile.mkdtemp(), "x.txt")
     >>> try:
@@ -130,6 +183,24 @@ def check_output_path(path: str | os.PathLike[str] | None, option: str) -> None:
 
     The message names the option, the path and the problem.
 
+    Parameters
+    ----------
+    path : str or path, optional
+        The output file (``None``, ``""`` or ``"-"``: nothing to check).
+    option : str
+        The option named in the message (``"--json"``).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory does not exist.
+    IsADirectoryError
+        If ``path`` is a directory.
+    PermissionError
+        If the directory, or an existing file at ``path``, is not writable.
+
+    Examples
+    --------
     >>> check_output_path("/nonexistent-dir/x.json", "--json")
     Traceback (most recent call last):
     ...
@@ -156,6 +227,13 @@ def write_all(files: Sequence[tuple[str | os.PathLike[str], str | bytes]]) -> No
     are atomic per file and happen only after every file has been written
     and flushed.)
 
+    Parameters
+    ----------
+    files : sequence of (path, str or bytes)
+        Targets and their contents (text is written as UTF-8).
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
     >>> try:
@@ -191,6 +269,15 @@ def write_all(files: Sequence[tuple[str | os.PathLike[str], str | bytes]]) -> No
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically.
 
+    Parameters
+    ----------
+    path : str or path
+        The target file.
+    text : str
+        Its content (newlines written as given).
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> p = os.path.join(tempfile.mkdtemp(), "t.txt")
     >>> atomic_write_text(p, "hello\\n")
@@ -202,7 +289,23 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
+    """Write ``data`` to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : str or path
+        The target file.
+    data : bytes
+        Its content.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "b.bin")
+    >>> atomic_write_bytes(p, bytes([0, 255]))
+    >>> open(p, "rb").read()
+    b'\\x00\\xff'
+    """
     with atomic_open(path, "wb", encoding=None) as f:
         f.write(data)
 
@@ -227,6 +330,25 @@ def json_text(obj: Any, *, indent: int | None = 2) -> str:
     Certified bounds that are infinite are written as the *strings*
     ``"inf"``/``"-inf"`` by :func:`certbound.ball.ball_to_json`, never as floats.
 
+    Parameters
+    ----------
+    obj : object
+        JSON-serialisable data.
+    indent : int, optional
+        Indentation (``None``: one line).
+
+    Returns
+    -------
+    str
+        The JSON text and a newline.
+
+    Raises
+    ------
+    ValueError
+        For a NaN or infinite float, naming where it is (``$.a[2]``).
+
+    Examples
+    --------
     >>> json_text({"x": [1, 2.5]}, indent=None)
     '{"x": [1, 2.5]}\\n'
     >>> json_text({"x": float("nan")})
@@ -243,6 +365,26 @@ def write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2
 
     The text is produced completely *before* the file is touched, so a
     serialisation error leaves no file behind.
+
+    Parameters
+    ----------
+    path : str or path
+        The target file.
+    obj : object
+        JSON-serialisable data (:func:`json_text`).
+    indent : int, optional
+        Indentation.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.json")
+    >>> write_json(p, {"x": float("inf")})
+    Traceback (most recent call last):
+    ...
+    ValueError: refusing to write non-finite number inf at $.x into JSON
+    >>> os.path.exists(p)
+    False
     """
     atomic_write_text(path, json_text(obj, indent=indent))
 
@@ -254,6 +396,25 @@ def csv_text(rows: Iterable[Sequence[Any] | dict[str, Any]], header: Sequence[st
     missing key is an error, so a typo cannot silently produce an empty
     column). ``None`` becomes an empty field.
 
+    Parameters
+    ----------
+    rows : iterable of sequences or dicts
+        The data rows.
+    header : sequence of str
+        Column names.
+
+    Returns
+    -------
+    str
+        The CSV text, header first.
+
+    Raises
+    ------
+    ValueError
+        For a row of the wrong length, or a dict row with a missing or unknown column.
+
+    Examples
+    --------
     >>> csv_text([[1, "a,b"], {"n": 2, "s": None}], ["n", "s"]).splitlines()
     ['n,s', '1,"a,b"', '2,']
     """
@@ -280,5 +441,23 @@ def csv_text(rows: Iterable[Sequence[Any] | dict[str, Any]], header: Sequence[st
 
 def write_csv(path: str | os.PathLike[str], rows: Iterable[Sequence[Any] | dict[str, Any]],
               header: Sequence[str]) -> None:
-    """Write rows as CSV (see :func:`csv_text`) to ``path`` atomically."""
+    """Write rows as CSV (see :func:`csv_text`) to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : str or path
+        The target file.
+    rows : iterable of sequences or dicts
+        The data rows.
+    header : sequence of str
+        Column names.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.csv")
+    >>> write_csv(p, [[1, 2]], ["a", "b"])
+    >>> open(p, newline="").read()
+    'a,b\\r\\n1,2\\r\\n'
+    """
     atomic_write_text(path, csv_text(rows, header))
