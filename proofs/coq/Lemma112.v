@@ -1,0 +1,504 @@
+(** * Lemma 11.2 (Theorem G for a product): the code's float steps
+
+    Backs [proofs/enclosure.md] §11 Lemma 11.2, *Evaluation*; code:
+    [certbound/enclose/product.py] ([_certify_stack_theorem_g],
+    [_congruence_core], [_abs_congruence_norm_upper],
+    [_grams_and_abs_gram_norms] with [chain=False]).  The matrix-level
+    steps that these feed ([NormBounds.lemma_11_2_beta],
+    [NormBounds.lemma_11_2_eps], [TheoremGT.lemma_11_2_float]) were
+    machine-checked before with the computed floats as hypotheses; here the
+    floats are the code's operation sequences:
+
+    - one entry of a classical product ([np.matmul]: any tree of the
+      pairs, FMA or not) obeys Lemma 2.1 in [mmul] form
+      ([mmul_entry_error]); one entry of [_stacked._mv] bounds the exact
+      product of its (float) input vector ([mv_entry_upper]); a numpy
+      [sum] of nonnegative floats (any tree) followed by [_inflate] bounds
+      the exact sum ([sum_entry_upper]);
+    - [_abs_congruence_norm_upper]: [v = _mv(|R|^T, 1)], [w = _mv(K, v)]
+      with [K = max(|G|, |G|^T)], [z = _mv(|R|, w)], [N = max z] gives
+      [|| |R||G||R|^T ||_2 <= N] ([abs_congruence_norm_upper],
+      [abs_congruence_norm_upper_float]);
+    - [_grams_and_abs_gram_norms(chain=False)]: [nu = _inflate(sum_l
+      _inflate(fl(B^T B)_ll, n), d)] gives [|| |B|^T|B| ||_2 <= nu]
+      ([gram_diag_nu_upper]);
+    - [errA = up(up(gamma_upper(m) nKA) + _gram_underflow_upper(m, d))] gives
+      [||A^T A - fl(A^T A)||_2 <= errA] for ANY classical evaluation of the
+      Gram matrix ([gram_error_upper]);
+    - [eps]: [n1 = max_j _inflate(sum_i |G_A_hat|_ij, d)], [ninf] (rows),
+      [nGA = up(up(sqrt n1) up(sqrt ninf))], [eps = up(up(nGA + errA)
+      up(errB + eRR))] is [>= a b] with [||G_A||_2 <= a],
+      [||G_B - L L^T||_2 <= b] ([lemma_11_2_eps_float]);
+    - [beta = up(up(up(gamma_upper(2d) N) + up(up(nL nL) errA)) + under)],
+      [under = up(_core_underflow_upper(d,d,d) up(1 + 2 nL))] bounds
+      [||M_hat - L^T G_A L||_2] for [P_hat = fl(L^T G_A_hat)],
+      [M_hat = fl(P_hat L)] computed by ANY classical products
+      ([lemma_11_2_beta_float]);
+    - [c = up(up(beta + e) + eps)], [grow = up(1 + alU)],
+      [shrink = max(down(1 - alU), 0)] satisfy the hypotheses of
+      [TheoremGT.lemma_11_2_float] ([lemma_11_2_scalars]).
+
+    [up]/[down] are [np.nextafter] toward [+-inf] after one rounded
+    operation (Flocq's [succ]/[pred] of [FPModel.fl]); constants from Arb
+    ([gamma_upper], [_gram_underflow_upper], [_core_underflow_upper]) are
+    floats [>=] their exact values (F6, as hypotheses).  Overflow: every
+    bound is tested [np.isfinite] ([IEEEFinite.v]: a finite result equals
+    the [fl] model). *)
+
+From Coq Require Import Reals Psatz List Permutation.
+From Flocq Require Import Core Mult_error.
+From Certbound Require Import FPModel Summation DotProduct FastCertificate MatvecChain NormBounds OneStep ResidualEntry.
+Import ListNotations.
+Open Scope R_scope.
+
+Local Notation succ := (succ radix2 fexp).
+Local Notation pred := (pred radix2 fexp).
+
+(** ** Lists over [seq 0 n] and [rsum] *)
+Lemma lsum_map_seq : forall n (f : nat -> R), lsum (map f (seq 0 n)) = rsum n f.
+Proof.
+  induction n as [|n IH]; intros f; [reflexivity|].
+  rewrite seq_S, map_app, lsum_app, IH. simpl. unfold lsum. simpl. ring.
+Qed.
+
+Lemma combine_map : forall {A B C : Type} (f : A -> B) (g : A -> C) s,
+  combine (map f s) (map g s) = map (fun x => (f x, g x)) s.
+Proof. intros A B C f g s. induction s as [|x s IH]; simpl; [reflexivity | rewrite IH; reflexivity]. Qed.
+
+Lemma forall2_map : forall {A : Type} (P : R * R -> R -> Prop) (f : A -> R * R) (g : A -> R) s,
+  (forall l, In l s -> P (f l) (g l)) -> Forall2 P (map f s) (map g s).
+Proof.
+  intros A P f g s. induction s as [|x s IH]; simpl; intros H; constructor; auto.
+Qed.
+
+Lemma in_seq0 : forall n l, In l (seq 0 n) -> (l < n)%nat.
+Proof. intros n l H. apply in_seq in H. lia. Qed.
+
+Lemma small_k : forall k : nat, INR k <= 2 ^ 40 -> INR k * u <= / 4.
+Proof.
+  intros k Hk. pose proof u_small. pose proof u_pos.
+  apply Rle_trans with (2 ^ 40 * / 2 ^ 53); [|simpl; lra].
+  apply Rmult_le_compat; [apply pos_INR | lra | exact Hk | lra].
+Qed.
+
+(** ** One entry of a classical product: Lemma 2.1 in [mmul] form
+    (any tree of the [n] pairs [(X_ik, Y_kj)], FMA or not). *)
+Theorem mmul_entry_error : forall n (X Y : nat -> nat -> R) i j (t : dtree),
+  Permutation (dpairs t) (map (fun k => (X i k, Y k j)) (seq 0 n)) -> INR n * u <= / 2 ->
+  Rabs (dfl t - mmul n X Y i j) <= gamma n * mmul n (mabs X) (mabs Y) i j + INR n * eta.
+Proof.
+  intros n X Y i j t Hp Hn.
+  pose proof (dot_any_order _ t Hp) as H. rewrite map_length, seq_length in H.
+  specialize (H Hn). unfold dot, absdot in H. rewrite !map_map in H. simpl in H.
+  rewrite !lsum_map_seq in H. exact H.
+Qed.
+
+(** One entry of [_stacked._mv(M, v)] ([_inflate(fl(M v), n)], any tree):
+    at least the exact [(M V)_i] for every [0 <= V <= v]. *)
+Theorem mv_entry_upper : forall n (M : nat -> nat -> R) (v V : nat -> R) i (t : dtree),
+  Permutation (dpairs t) (map (fun l => (M i l, v l)) (seq 0 n)) ->
+  (forall l, (l < n)%nat -> 0 <= M i l /\ 0 <= V l <= v l) ->
+  (1 <= n)%nat -> INR n <= 2 ^ 40 ->
+  mv n M V i <= inflate n (dfl t).
+Proof.
+  intros n M v V i t Hp Hnn Hn1 Hn.
+  assert (Hl : length (map (fun l => (M i l, v l)) (seq 0 n)) = n)
+    by (rewrite map_length, seq_length; reflexivity).
+  assert (HF : Forall (fun p => 0 <= fst p /\ 0 <= snd p) (map (fun l => (M i l, v l)) (seq 0 n))).
+  { apply Forall_forall. intros p Hin. apply in_map_iff in Hin as (l & <- & Hin).
+    apply in_seq0 in Hin. simpl. destruct (Hnn l Hin). lra. }
+  assert (H2 : Forall2 (fun p B => 0 <= fst p /\ 0 <= B <= snd p)
+                 (map (fun l => (M i l, v l)) (seq 0 n)) (map V (seq 0 n))).
+  { apply forall2_map. intros l Hin. apply in_seq0 in Hin. simpl. apply Hnn, Hin. }
+  pose proof (matvec_entry_upper _ _ t Hp HF H2) as H. rewrite Hl in H.
+  specialize (H Hn1 Hn). rewrite combine_map, map_map in H. simpl in H.
+  rewrite lsum_map_seq in H. exact H.
+Qed.
+
+Lemma sfl_nonneg : forall t, Forall (fun x => 0 <= x) (sleaves t) -> 0 <= sfl t.
+Proof.
+  induction t as [x | l IHl r IHr]; simpl; intros H.
+  - inversion H; assumption.
+  - apply Forall_app in H as [Hl Hr]. apply fl_nonneg. specialize (IHl Hl). specialize (IHr Hr). lra.
+Qed.
+
+(** A numpy [sum] of [n] nonnegative floats (any tree of rounded
+    additions) followed by [_inflate(., n)] bounds the exact sum. *)
+Theorem sum_entry_upper : forall n (x : nat -> R) (t : stree),
+  Permutation (sleaves t) (map x (seq 0 n)) ->
+  (forall l, (l < n)%nat -> format (x l) /\ 0 <= x l) ->
+  (1 <= n)%nat -> INR n <= 2 ^ 40 ->
+  rsum n x <= inflate n (sfl t).
+Proof.
+  intros n x t Hp Hx Hn1 Hn.
+  assert (HF : Forall (fun y => format y /\ 0 <= y) (map x (seq 0 n))).
+  { apply Forall_forall. intros y Hin. apply in_map_iff in Hin as (l & <- & Hin).
+    apply Hx, in_seq0, Hin. }
+  assert (HF' : Forall (fun y => format y /\ 0 <= y) (sleaves t)).
+  { rewrite Forall_forall in *. intros y Hy. apply HF. eapply Permutation_in; [exact Hp | exact Hy]. }
+  pose proof (small_k n Hn) as Hku.
+  assert (Hlen : (length (map x (seq 0 n)) - 1 <= n)%nat) by (rewrite map_length, seq_length; lia).
+  pose proof (sum_nonneg_bounds _ t n Hp HF Hlen Hku) as [_ H].
+  rewrite lsum_map_seq in H.
+  pose proof (gamma_small n Hku) as Hg. pose proof (gamma_nonneg n ltac:(lra)) as Hg0.
+  assert (Hs0 : 0 <= sfl t).
+  { apply sfl_nonneg. eapply Forall_impl; [|exact HF']. simpl. tauto. }
+  assert (HS : 0 <= rsum n x) by (apply rsum_nonneg; intros l Hl; apply Hx, Hl).
+  unfold inflate. apply inflate_upper; try assumption.
+  - apply sfl_format. eapply Forall_impl; [|exact HF']. simpl. tauto.
+  - assert ((1 - gamma n) * rsum n x <= sfl t).
+    { apply Rmult_le_reg_r with (/ (1 - gamma n)); [apply Rinv_0_lt_compat; lra|].
+      rewrite Rmult_comm, <- Rmult_assoc, Rinv_l, Rmult_1_l by lra. exact H. }
+    pose proof eta_pos. pose proof (pos_INR n). nra.
+Qed.
+
+(** ** [_abs_congruence_norm_upper]: [|| |R||G||R|^T ||_2 <= max z] *)
+Definition kmax (G : nat -> nat -> R) : nat -> nat -> R := fun i j => Rmax (Rabs (G i j)) (Rabs (G j i)).
+
+Lemma rsum_mulr : forall n f c, rsum n f * c = rsum n (fun i => f i * c).
+Proof. intros n f c. rewrite Rmult_comm, <- rsum_scal. apply rsum_ext. intros; ring. Qed.
+
+Lemma mv_mono : forall n M x y i,
+  (forall l, (l < n)%nat -> 0 <= M i l) -> (forall l, (l < n)%nat -> x l <= y l) ->
+  mv n M x i <= mv n M y i.
+Proof.
+  intros n M x y i HM Hxy. unfold mv. apply rsum_le. intros l Hl.
+  apply Rmult_le_compat_l; [apply HM | apply Hxy]; exact Hl.
+Qed.
+
+Lemma kmax_nonneg : forall G i j, 0 <= kmax G i j.
+Proof. intros. unfold kmax. eapply Rle_trans; [apply Rabs_pos | apply Rmax_l]. Qed.
+
+Theorem abs_congruence_norm_upper : forall d (Rt G : nat -> nat -> R) (v w z : nat -> R) N,
+  (1 <= d)%nat ->
+  (forall j, (j < d)%nat -> mv d (mtr (mabs Rt)) (fun _ => 1) j <= v j) ->
+  (forall i, (i < d)%nat -> mv d (kmax G) v i <= w i) ->
+  (forall i, (i < d)%nat -> mv d (mabs Rt) w i <= z i) ->
+  (forall i, (i < d)%nat -> z i <= N) ->
+  opbound d d (mmul d (mmul d (mabs Rt) (mabs G)) (mtr (mabs Rt))) N.
+Proof.
+  intros d Rt G v w z N Hd Hv Hw Hz HN.
+  set (K := kmax G).
+  set (N' := mmul d (mmul d (mabs Rt) K) (mtr (mabs Rt))).
+  assert (Hexp : forall i j, N' i j = rsum d (fun l => rsum d (fun k => Rabs (Rt i k) * K k l * Rabs (Rt j l)))).
+  { intros i j. unfold N', mmul, mtr, mabs. apply rsum_ext. intros l _. rewrite rsum_mulr. reflexivity. }
+  assert (Hsym : forall i j, (i < d)%nat -> (j < d)%nat -> N' i j = N' j i).
+  { intros i j _ _. rewrite !Hexp. rewrite rsum_swap. apply rsum_ext. intros k _. apply rsum_ext. intros l _.
+    unfold K, kmax. rewrite (Rmax_comm (Rabs (G l k))). ring. }
+  assert (Hnn : forall i j, (i < d)%nat -> (j < d)%nat -> 0 <= N' i j).
+  { intros i j _ _. rewrite Hexp. apply rsum_nonneg. intros l _. apply rsum_nonneg. intros k _.
+    pose proof (Rabs_pos (Rt i k)). pose proof (Rabs_pos (Rt j l)). pose proof (kmax_nonneg G k l).
+    fold K in H1. apply Rmult_le_pos; [apply Rmult_le_pos|]; assumption. }
+  set (V := mv d (mtr (mabs Rt)) (fun _ => 1)).
+  assert (HV0 : forall l, 0 <= V l).
+  { intros l. unfold V, mv, mtr, mabs. apply rsum_nonneg. intros; rewrite Rmult_1_r; apply Rabs_pos. }
+  assert (Hrow : forall i, (i < d)%nat -> rsum d (fun j => N' i j) <= N).
+  { intros i Hi.
+    apply Rle_trans with (mv d N' (fun _ => 1) i); [right; unfold mv; apply rsum_ext; intros; ring|].
+    unfold N'. rewrite mv_mmul, mv_mmul. fold V.
+    apply Rle_trans with (mv d (mabs Rt) w i); [|apply Rle_trans with (z i); [apply Hz | apply HN]; exact Hi].
+    apply mv_mono; [intros; apply Rabs_pos|]. intros l Hl.
+    apply Rle_trans with (mv d K v l); [|apply Hw, Hl].
+    apply mv_mono; [intros; apply kmax_nonneg|]. intros j Hj. apply Hv, Hj. }
+  assert (HN0 : 0 <= N).
+  { apply Rle_trans with (rsum d (fun j => N' O j)); [|apply Hrow; lia].
+    apply rsum_nonneg. intros j Hj. apply Hnn; lia. }
+  apply (opbound_mono d d _ N'); [|apply symmetric_rowsum_bound; assumption].
+  intros i j Hi Hj. rewrite Hexp. unfold mmul, mtr, mabs.
+  eapply Rle_trans; [apply rsum_abs|]. apply rsum_le. intros l Hl.
+  rewrite rsum_mulr. eapply Rle_trans; [apply rsum_abs|]. apply rsum_le. intros k Hk.
+  rewrite !Rabs_mult, !Rabs_Rabsolu. apply Rmult_le_compat_r; [apply Rabs_pos|].
+  apply Rmult_le_compat_l; [apply Rabs_pos|]. unfold K, kmax. apply Rmax_l.
+Qed.
+
+(** The code's floats: each of [v], [w], [z] is [_stacked._mv] (one
+    classical [np.matmul] then [_inflate(., d)]), and [N] their maximum. *)
+Theorem abs_congruence_norm_upper_float : forall d (Rt G : nat -> nat -> R) (tv tw tz : nat -> dtree) N,
+  (1 <= d)%nat -> INR d <= 2 ^ 40 ->
+  (forall j, (j < d)%nat -> Permutation (dpairs (tv j)) (map (fun l => (mtr (mabs Rt) j l, 1)) (seq 0 d))) ->
+  (forall i, (i < d)%nat ->
+     Permutation (dpairs (tw i)) (map (fun l => (kmax G i l, inflate d (dfl (tv l)))) (seq 0 d))) ->
+  (forall i, (i < d)%nat ->
+     Permutation (dpairs (tz i)) (map (fun l => (mabs Rt i l, inflate d (dfl (tw l)))) (seq 0 d))) ->
+  (forall i, (i < d)%nat -> inflate d (dfl (tz i)) <= N) ->
+  opbound d d (mmul d (mmul d (mabs Rt) (mabs G)) (mtr (mabs Rt))) N.
+Proof.
+  intros d Rt G tv tw tz N Hd1 Hd Hpv Hpw Hpz HN.
+  set (v := fun l => inflate d (dfl (tv l))). set (w := fun l => inflate d (dfl (tw l))).
+  assert (Hv : forall j, (j < d)%nat -> mv d (mtr (mabs Rt)) (fun _ => 1) j <= v j).
+  { intros j Hj. apply (mv_entry_upper d _ (fun _ => 1)); try assumption; [apply Hpv, Hj|].
+    intros l _. unfold mtr, mabs. pose proof (Rabs_pos (Rt l j)). lra. }
+  assert (Hv0 : forall l, (l < d)%nat -> 0 <= v l).
+  { intros l Hl. eapply Rle_trans; [|apply Hv, Hl]. unfold mv, mtr, mabs.
+    apply rsum_nonneg. intros; rewrite Rmult_1_r; apply Rabs_pos. }
+  assert (Hw : forall i, (i < d)%nat -> mv d (kmax G) v i <= w i).
+  { intros i Hi. apply (mv_entry_upper d _ v); try assumption; [apply Hpw, Hi|].
+    intros l Hl. pose proof (kmax_nonneg G i l). pose proof (Hv0 l Hl). lra. }
+  assert (Hw0 : forall l, (l < d)%nat -> 0 <= w l).
+  { intros l Hl. eapply Rle_trans; [|apply Hw, Hl]. unfold mv. apply rsum_nonneg. intros j Hj.
+    apply Rmult_le_pos; [apply kmax_nonneg | apply Hv0, Hj]. }
+  apply (abs_congruence_norm_upper d Rt G v w (fun i => inflate d (dfl (tz i))) N Hd1 Hv Hw); [|exact HN].
+  intros i Hi. apply (mv_entry_upper d _ w); try assumption; [apply Hpz, Hi|].
+  intros l Hl. pose proof (Rabs_pos (Rt i l)). pose proof (Hw0 l Hl). unfold mabs. lra.
+Qed.
+
+(** [_stacked.abs_gram_norm2_upper] (Lemma 3.1's one chain, [nu_A] of
+    [_grams_and_abs_gram_norms] with [chain=True]): [v = _mv(|X|, 1)],
+    [out = max _mv(|X|^T, v)] bounds [|| |X|^T|X| ||_2] ([|X|^T|X|] is
+    symmetric and nonnegative, its row sums are [(|X|^T(|X| 1))_j]). *)
+Theorem abs_gram_norm2_upper_float : forall m r (X : nat -> nat -> R) (tv tw : nat -> dtree) N,
+  (1 <= m)%nat -> INR m <= 2 ^ 40 -> (1 <= r)%nat -> INR r <= 2 ^ 40 ->
+  (forall i, (i < m)%nat -> Permutation (dpairs (tv i)) (map (fun l => (mabs X i l, 1)) (seq 0 r))) ->
+  (forall j, (j < r)%nat ->
+     Permutation (dpairs (tw j)) (map (fun i => (mtr (mabs X) j i, inflate r (dfl (tv i)))) (seq 0 m))) ->
+  (forall j, (j < r)%nat -> inflate m (dfl (tw j)) <= N) ->
+  opbound r r (mmul m (mtr (mabs X)) (mabs X)) N.
+Proof.
+  intros m r X tv tw N Hm1 Hm Hr1 Hr Hpv Hpw HN.
+  set (v := fun i => inflate r (dfl (tv i))).
+  assert (Hv : forall i, (i < m)%nat -> mv r (mabs X) (fun _ => 1) i <= v i).
+  { intros i Hi. apply (mv_entry_upper r _ (fun _ => 1)); try assumption; [apply Hpv, Hi|].
+    intros l _. unfold mabs. pose proof (Rabs_pos (X i l)). lra. }
+  assert (Hv0 : forall i, (i < m)%nat -> 0 <= v i).
+  { intros i Hi. eapply Rle_trans; [|apply Hv, Hi]. unfold mv, mabs.
+    apply rsum_nonneg. intros; rewrite Rmult_1_r; apply Rabs_pos. }
+  set (N' := mmul m (mtr (mabs X)) (mabs X)).
+  assert (Hsym : forall i j, (i < r)%nat -> (j < r)%nat -> N' i j = N' j i).
+  { intros i j _ _. unfold N', mmul, mtr. apply rsum_ext. intros; ring. }
+  assert (Hnn : forall i j, (i < r)%nat -> (j < r)%nat -> 0 <= N' i j).
+  { intros i j _ _. unfold N', mmul, mtr, mabs. apply rsum_nonneg. intros; apply Rmult_le_pos; apply Rabs_pos. }
+  assert (Hrow : forall j, (j < r)%nat -> rsum r (fun l => N' j l) <= N).
+  { intros j Hj.
+    apply Rle_trans with (mv r N' (fun _ => 1) j); [right; unfold mv; apply rsum_ext; intros; ring|].
+    unfold N'. rewrite mv_mmul. apply Rle_trans with (2 := HN j Hj).
+    apply Rle_trans with (mv m (mtr (mabs X)) v j).
+    - apply mv_mono; [intros; unfold mtr, mabs; apply Rabs_pos | exact Hv].
+    - apply (mv_entry_upper m _ v); try assumption; [apply Hpw, Hj|].
+      intros i Hi. pose proof (Hv0 i Hi). unfold mtr, mabs. pose proof (Rabs_pos (X i j)). lra. }
+  assert (HN0 : 0 <= N).
+  { apply Rle_trans with (rsum r (fun l => N' O l)); [|apply Hrow; lia].
+    apply rsum_nonneg. intros l Hl. apply Hnn; lia. }
+  apply symmetric_rowsum_bound; assumption.
+Qed.
+
+(** ** [_grams_and_abs_gram_norms(chain=False)]: [nu] from the diagonal of
+    [fl(B^T B)]: [nu = _inflate(sum_l _inflate(g_ll, n), d) >=
+    ||B||_F^2 >= || |B|^T|B| ||_2] ([g_ll] any classical evaluation of
+    [sum_k b_kl^2]; F4: [||.||_2 <= ||.||_F]). *)
+Fixpoint dabs_tree (t : dtree) : dtree :=
+  match t with
+  | DProd a b => DProd (Rabs a) (Rabs b)
+  | DAdd l r => DAdd (dabs_tree l) (dabs_tree r)
+  | DFma a b r => DFma (Rabs a) (Rabs b) (dabs_tree r)
+  end.
+
+Lemma abs_sq : forall a, Rabs a * Rabs a = a * a.
+Proof. intros a. rewrite <- Rabs_mult. apply Rabs_pos_eq, Rle_0_sqr. Qed.
+
+Lemma dabs_tree_squares : forall t, Forall (fun p => fst p = snd p) (dpairs t) ->
+  dfl (dabs_tree t) = dfl t /\ dpairs (dabs_tree t) = map (fun p => (Rabs (fst p), Rabs (snd p))) (dpairs t).
+Proof.
+  induction t as [a b | l IHl r IHr | a b r IHr]; simpl; intros H.
+  - inversion H as [|? ? E _]. simpl in E. subst b. rewrite abs_sq. split; reflexivity.
+  - apply Forall_app in H as [Hl Hr]. destruct (IHl Hl) as [E1 P1]. destruct (IHr Hr) as [E2 P2].
+    rewrite E1, E2, P1, P2, map_app. split; reflexivity.
+  - inversion H as [|? ? E Hr]. simpl in E. subst b. destruct (IHr Hr) as [E2 P2].
+    rewrite E2, P2, abs_sq. split; reflexivity.
+Qed.
+
+Lemma inflate_format : forall k v, format (inflate k v).
+Proof. intros. apply fl_format. Qed.
+
+Theorem gram_diag_nu_upper : forall n d (B : nat -> nat -> R) (tg : nat -> dtree) (ts : stree) nu,
+  (1 <= n)%nat -> INR n <= 2 ^ 40 -> (1 <= d)%nat -> INR d <= 2 ^ 40 ->
+  (forall l, (l < d)%nat -> Permutation (dpairs (tg l)) (map (fun k => (B k l, B k l)) (seq 0 n))) ->
+  Permutation (sleaves ts) (map (fun l => inflate n (dfl (tg l))) (seq 0 d)) ->
+  nu = inflate d (sfl ts) ->
+  opbound d d (mmul n (mtr (mabs B)) (mabs B)) nu.
+Proof.
+  intros n d B tg ts nu Hn1 Hn Hd1 Hd Hpg Hps Hnu.
+  set (c := fun l => inflate n (dfl (tg l))).
+  assert (Hc : forall l, (l < d)%nat -> rsum n (fun k => Rabs (B k l) * Rabs (B k l)) <= c l).
+  { intros l Hl.
+    assert (HF : Forall (fun p => fst p = snd p) (dpairs (tg l))).
+    { apply Forall_forall. intros p Hin. eapply Permutation_in in Hin; [|exact (Hpg l Hl)].
+      apply in_map_iff in Hin as (k & <- & _). reflexivity. }
+    destruct (dabs_tree_squares (tg l) HF) as [E P].
+    unfold c. rewrite <- E.
+    apply (mv_entry_upper n (fun _ k => Rabs (B k l)) (fun k => Rabs (B k l)) (fun k => Rabs (B k l)) O);
+      try assumption.
+    - rewrite P. replace (map (fun k => (Rabs (B k l), Rabs (B k l))) (seq 0 n))
+        with (map (fun p => (Rabs (fst p), Rabs (snd p))) (map (fun k => (B k l, B k l)) (seq 0 n)))
+        by (rewrite map_map; reflexivity).
+      apply Permutation_map, Hpg, Hl.
+    - intros k _. pose proof (Rabs_pos (B k l)). lra. }
+  assert (Hc0 : forall l, (l < d)%nat -> format (c l) /\ 0 <= c l).
+  { intros l Hl. split; [apply inflate_format|]. eapply Rle_trans; [|apply Hc, Hl].
+    apply rsum_nonneg. intros; apply Rle_0_sqr. }
+  pose proof (sum_entry_upper d c ts Hps Hc0 Hd1 Hd) as Hs. rewrite <- Hnu in Hs.
+  assert (HF : rsum n (fun k => rsum d (fun l => mabs B k l * mabs B k l)) <= nu).
+  { rewrite rsum_swap. eapply Rle_trans; [|exact Hs]. apply rsum_le. intros l Hl. apply Hc, Hl. }
+  pose proof (frobenius_bound n d (mabs B) nu HF) as HB.
+  assert (Hnu0 : 0 <= nu).
+  { eapply Rle_trans; [|exact HF]. apply rsum_nonneg. intros; apply rsum_nonneg. intros; apply Rle_0_sqr. }
+  replace nu with (sqrt nu * sqrt nu) by (apply sqrt_sqrt, Hnu0).
+  apply opbound_mul; [apply opbound_transpose|]; exact HB.
+Qed.
+
+(** ** [errA]: [||A^T A - fl(A^T A)||_2 <= up(up(gu nK) + und)] for floats
+    [gu >= gamma_m] ([gamma_upper(m)]), [nK >= || |A|^T|A| ||_2] and
+    [und >= m d eta] (the code's [_gram_underflow_upper(m, d) >= 2 m d eta]:
+    a factor 2 of slack); every entry of [fl(A^T A)] any classical dot
+    product of length [m] (Lemmas 2.1, G.1's assembly). *)
+Theorem gram_error_upper : forall m d (A Gh : nat -> nat -> R) (tG : nat -> nat -> dtree) nK gu und,
+  INR m * u <= / 2 ->
+  (forall i j, (i < d)%nat -> (j < d)%nat ->
+     Permutation (dpairs (tG i j)) (map (fun k => (A k i, A k j)) (seq 0 m)) /\ Gh i j = dfl (tG i j)) ->
+  opbound d d (mmul m (mtr (mabs A)) (mabs A)) nK ->
+  gamma m <= gu -> INR m * INR d * eta <= und ->
+  opbound d d (fun i j => mmul m (mtr A) A i j - Gh i j) (succ (fl (succ (fl (gu * nK)) + und))).
+Proof.
+  intros m d A Gh tG nK gu und Hm HG HnK Hgu Hund.
+  pose proof (gamma_nonneg m ltac:(lra)) as Hg0. pose proof eta_pos as He.
+  assert (HnK0 : 0 <= nK) by (destruct HnK; assumption).
+  assert (H : opbound d d (fun i j => mmul m (mtr A) A i j - Gh i j) (gamma m * nK + INR m * eta * INR d)).
+  { apply (lemma_g1_assembly d _ (mmul m (mtr (mabs A)) (mabs A))); try assumption.
+    - intros i j _ _. unfold mmul, mtr, mabs. apply rsum_nonneg. intros; apply Rmult_le_pos; apply Rabs_pos.
+    - apply Rmult_le_pos; [apply pos_INR | lra].
+    - intros i j Hi Hj. destruct (HG i j Hi Hj) as [Hp E]. rewrite E, Rabs_minus_sym.
+      exact (mmul_entry_error m (mtr A) A i j (tG i j) Hp Hm). }
+  apply (opbound_weaken _ _ _ _ _ H). apply step_up.
+  assert (gamma m * nK <= gu * nK) by (apply Rmult_le_compat_r; assumption).
+  pose proof (step_up (gu * nK) (gu * nK) (Rle_refl _)). lra.
+Qed.
+
+(** ** [eps] ([_congruence_core]) *)
+Theorem lemma_11_2_eps_float : forall d (GA Gh GB Gbh LLt : nat -> nat -> R) (tc tr : nat -> stree)
+    n1 ninf errA errB eRR,
+  (1 <= d)%nat -> INR d <= 2 ^ 40 ->
+  (forall i j, (i < d)%nat -> (j < d)%nat -> format (Gh i j)) ->
+  (forall j, (j < d)%nat -> Permutation (sleaves (tc j)) (map (fun i => Rabs (Gh i j)) (seq 0 d))) ->
+  (forall i, (i < d)%nat -> Permutation (sleaves (tr i)) (map (fun j => Rabs (Gh i j)) (seq 0 d))) ->
+  (forall j, (j < d)%nat -> inflate d (sfl (tc j)) <= n1) ->
+  (forall i, (i < d)%nat -> inflate d (sfl (tr i)) <= ninf) ->
+  opbound d d (fun i j => GA i j - Gh i j) errA ->
+  opbound d d (fun i j => GB i j - Gbh i j) errB ->
+  opbound d d (fun i j => Gbh i j - LLt i j) eRR ->
+  let nGA := succ (fl (succ (fl (sqrt n1)) * succ (fl (sqrt ninf)))) in
+  opbound d d GA (sqrt n1 * sqrt ninf + errA) /\
+  opbound d d (fun i j => GB i j - LLt i j) (errB + eRR) /\
+  (sqrt n1 * sqrt ninf + errA) * (errB + eRR)
+    <= succ (fl (succ (fl (nGA + errA)) * succ (fl (errB + eRR)))).
+Proof.
+  intros d GA Gh GB Gbh LLt tc tr n1 ninf errA errB eRR Hd1 Hd Hf Hpc Hpr Hc Hr HA HB HR nGA.
+  assert (Hx : forall i j, (i < d)%nat -> (j < d)%nat -> format (Rabs (Gh i j)) /\ 0 <= Rabs (Gh i j)).
+  { intros i j Hi Hj. split; [apply generic_format_abs, Hf; assumption | apply Rabs_pos]. }
+  assert (Hcs : forall j, (j < d)%nat -> rsum d (fun i => Rabs (Gh i j)) <= n1).
+  { intros j Hj. eapply Rle_trans; [|apply Hc, Hj]. apply sum_entry_upper; try assumption; [apply Hpc, Hj|].
+    intros i Hi. apply Hx; assumption. }
+  assert (Hrs : forall i, (i < d)%nat -> rsum d (fun j => Rabs (Gh i j)) <= ninf).
+  { intros i Hi. eapply Rle_trans; [|apply Hr, Hi]. apply sum_entry_upper; try assumption; [apply Hpr, Hi|].
+    intros j Hj. apply Hx; assumption. }
+  assert (Hn10 : 0 <= n1) by (eapply Rle_trans; [|apply (Hcs O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
+  assert (Hni0 : 0 <= ninf) by (eapply Rle_trans; [|apply (Hrs O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
+  destruct (lemma_11_2_eps d GA Gh GB Gbh LLt n1 ninf errA errB eRR Hn10 Hni0 Hcs Hrs HA HB HR) as [H1 H2].
+  split; [exact H1|]. split; [exact H2|].
+  assert (HeA : 0 <= errA) by (destruct HA; assumption).
+  assert (HeB : 0 <= errB + eRR) by (destruct HB, HR; lra).
+  assert (Hs : 0 <= sqrt n1 * sqrt ninf) by (apply Rmult_le_pos; apply sqrt_pos).
+  assert (HnGA : sqrt n1 * sqrt ninf <= nGA).
+  { unfold nGA. apply up_mul; split; try apply sqrt_pos.
+    - apply step_up, Rle_refl.
+    - apply step_up, Rle_refl. }
+  apply up_mul; split; try lra.
+  - apply up_add; [exact HnGA | apply Rle_refl].
+  - apply step_up, Rle_refl.
+Qed.
+
+(** ** [beta] ([_congruence_core]): for [R = L^T], [P_hat = fl(R G_hat)]
+    and [M_hat = fl(P_hat R^T)] (each entry any classical dot product of
+    length [d]), [||G_A - G_hat||_2 <= errA], [||R||_2, || |R| ||_2 <= nL]
+    ([_stacked.norm2_upper(L)]), [|| |R||G_hat||R|^T ||_2 <= N] and floats
+    [gu2 >= gamma_(2d)], [cu >= 2 d eta sqrt(d d)]: the code's [beta]
+    bounds [||M_hat - R G_A R^T||_2] (Lemma 2.1 with [kap = d eta <= 2 d eta],
+    [NormBounds.lemma_11_2_beta], [ResidualEntry.lemma_11_2_beta_constants]'s
+    inequalities). *)
+Lemma format_double : forall x, format x -> fl (2 * x) = 2 * x.
+Proof.
+  intros x Hx. apply fl_exact.
+  replace (2 * x) with (x * bpow radix2 1) by (rewrite bpow_1; change (IZR (radix_val radix2)) with 2; ring).
+  apply mult_bpow_pos_exact_FLT; [exact Hx | lia].
+Qed.
+
+Theorem lemma_11_2_beta_float : forall d (Rt Gh GA P Mh : nat -> nat -> R) (tP tM : nat -> nat -> dtree)
+    errA nL N gu2 cu,
+  INR (d + d) * u <= / 2 ->
+  (forall i l, (i < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tP i l)) (map (fun k => (Rt i k, Gh k l)) (seq 0 d)) /\ P i l = dfl (tP i l)) ->
+  (forall i j, (i < d)%nat -> (j < d)%nat ->
+     Permutation (dpairs (tM i j)) (map (fun l => (P i l, mtr Rt l j)) (seq 0 d)) /\ Mh i j = dfl (tM i j)) ->
+  opbound d d (fun i j => GA i j - Gh i j) errA ->
+  opbound d d Rt nL -> opbound d d (mabs Rt) nL -> format nL ->
+  opbound d d (mmul d (mmul d (mabs Rt) (mabs Gh)) (mtr (mabs Rt))) N ->
+  gamma (d + d) <= gu2 -> 2 * INR d * eta * sqrt (INR d * INR d) <= cu ->
+  let under := succ (fl (cu * succ (fl (1 + fl (2 * nL))))) in
+  opbound d d (fun i j => Mh i j - mmul d (mmul d Rt GA) (mtr Rt) i j)
+    (succ (fl (succ (fl (succ (fl (gu2 * N)) + succ (fl (succ (fl (nL * nL)) * errA)))) + under))).
+Proof.
+  intros d Rt Gh GA P Mh tP tM errA nL N gu2 cu Hd HP HM HA HR HaR HnLf HN Hgu Hcu under.
+  pose proof u_pos. pose proof eta_pos. pose proof (pos_INR d) as Hd0.
+  assert (Hd1 : INR d * u <= / 2).
+  { apply Rle_trans with (INR (d + d) * u); [|exact Hd]. apply Rmult_le_compat_r; [lra|]. apply le_INR; lia. }
+  pose proof (gamma_nonneg d ltac:(lra)) as Hg0.
+  assert (HnL : 0 <= nL) by (destruct HR; assumption).
+  assert (HeA : 0 <= errA) by (destruct HA; assumption).
+  assert (HN0 : 0 <= N) by (destruct HN; assumption).
+  assert (HG : opbound d d (fun i j => Gh i j - GA i j) errA).
+  { apply (opbound_ext d d (fun i j => -1 * (GA i j - Gh i j))); [intros; ring|].
+    replace errA with (Rabs (-1) * errA) by (rewrite Rabs_left by lra; ring). apply opbound_scal, HA. }
+  assert (Hk : 0 <= 2 * INR d * eta) by nra.
+  assert (Hprose := lemma_11_2_beta d Rt Gh GA P Mh (gamma d) (2 * INR d * eta) errA nL N Hg0 Hk).
+  assert (Hbeta : opbound d d (fun i j => Mh i j - mmul d (mmul d Rt GA) (mtr Rt) i j)
+            (gamma d * (2 + gamma d) * N + nL * errA * nL + 2 * INR d * eta * INR d * (1 + (1 + gamma d) * nL))).
+  { apply Hprose; try assumption.
+    - intros i j Hi Hj. destruct (HM i j Hi Hj) as [Hp E]. rewrite E.
+      eapply Rle_trans; [exact (mmul_entry_error d P (mtr Rt) i j (tM i j) Hp Hd1)|].
+      apply Rplus_le_compat_l. nra.
+    - intros i l Hi Hl. destruct (HP i l Hi Hl) as [Hp E]. rewrite E.
+      eapply Rle_trans; [exact (mmul_entry_error d Rt Gh i l (tP i l) Hp Hd1)|].
+      apply Rplus_le_compat_l. nra. }
+  apply (opbound_weaken _ _ _ _ _ Hbeta).
+  (* the prose's constants below the code's (ResidualEntry.lemma_11_2_beta_constants' inequalities) *)
+  pose proof (gamma_add d d ltac:(lra)) as Ga. pose proof (gamma_le_2ku d Hd1) as G1.
+  assert (Hd2 : INR d * u <= / 4) by (rewrite plus_INR in Hd; lra).
+  assert (G2 : gamma d <= 1) by lra.
+  assert (E1 : gamma d * (2 + gamma d) * N <= gu2 * N).
+  { apply Rmult_le_compat_r; [exact HN0|]. nra. }
+  assert (Esq : sqrt (INR d * INR d) = INR d) by (apply sqrt_square, Hd0).
+  assert (Hun : 2 * INR d * eta * INR d * (1 + (1 + gamma d) * nL) <= under).
+  { unfold under. rewrite format_double by exact HnLf. apply step_up.
+    rewrite Esq in Hcu.
+    assert ((1 + gamma d) * nL <= 2 * nL) by (apply Rmult_le_compat_r; lra).
+    assert (Hq1 : 1 + (1 + gamma d) * nL <= succ (fl (1 + 2 * nL))) by (apply step_up; lra).
+    apply Rmult_le_compat; try lra; pose proof (Rmult_le_pos _ _ Hg0 HnL); nra. }
+  assert (E2 : nL * errA * nL <= succ (fl (succ (fl (nL * nL)) * errA))).
+  { replace (nL * errA * nL) with ((nL * nL) * errA) by ring.
+    apply up_mul; split; try lra; [nra | apply step_up, Rle_refl]. }
+  assert (E3 : gamma d * (2 + gamma d) * N <= succ (fl (gu2 * N))) by (apply step_up; exact E1).
+  apply step_up. apply Rplus_le_compat; [|exact Hun].
+  apply step_up. lra.
+Qed.
+
+(** ** [c], [grow], [shrink] of [_certify_stack_theorem_g]: the hypotheses
+    of [TheoremGT.lemma_11_2_float] ([alU < 1] is tested). *)
+Theorem lemma_11_2_scalars : forall beta e eps alU,
+  alU < 1 ->
+  beta + e + eps <= succ (fl (succ (fl (beta + e)) + eps)) /\
+  1 + alU <= succ (fl (1 + alU)) /\
+  0 <= Rmax (pred (fl (1 - alU))) 0 <= 1 - alU.
+Proof.
+  intros beta e eps alU Ha. split; [|split].
+  - apply step_up. pose proof (step_up (beta + e) (beta + e) (Rle_refl _)). lra.
+  - apply step_up, Rle_refl.
+  - split; [apply Rmax_r|]. apply Rmax_lub; [apply step_down, Rle_refl | lra].
+Qed.
