@@ -175,3 +175,18 @@ def test_demo_figure_out_needs_an_existing_parent_and_is_checked_before_work(tmp
         assert main(["demo-figure", "--models", str(models), "--n", "1000", "--out", str(out)]) == 2
         assert needle in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_demo_names_a_missing_model_directory(tmp_path, capsys):
+    missing = str(tmp_path / "my-model")
+    assert main(["demo", "--model", missing]) == 2
+    err = capsys.readouterr().err
+    assert f"certbound demo: error: --model: {missing!r}: no such file or directory" in err
+    assert "not a certbound-pi checkpoint" not in err
+
+
+def test_demo_figure_names_a_missing_models_directory(tmp_path, capsys):
+    missing = str(tmp_path / "models")
+    assert main(["demo-figure", "--models", missing, "--out", str(tmp_path / "figs")]) == 2
+    assert f"--models: {missing!r}: no such directory (pass --train" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == []  # no --out directory made either

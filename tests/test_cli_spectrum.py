@@ -202,6 +202,10 @@ def test_existing_output_survives_a_failed_run(bert_dir, tmp_path, capsys):
     write_safetensors(str(d / "model.safetensors"), stored, "F64")
     assert main(["spectrum", str(d), "--json", str(out), "--quiet"]) == 2
     assert json.loads(out.read_text()) == {"old": True}
+    err = capsys.readouterr().err
+    # The file left behind is named and explained before the error.
+    assert f"kept the {2 * H} record(s) certified before the error in {out}.records.jsonl (--resume" in err
+    assert "tensor 'bert.encoder.layer.0.intermediate.dense.weight' contains 1 non-finite value" in err
     # The records of the matrices certified before the error stay, for --resume
     # once the tensor is fixed (layer 0's 2·H heads come before its M_in).
     assert sorted(os.listdir(tmp_path)) == ["keep.json", "keep.json.records.jsonl", "model"]

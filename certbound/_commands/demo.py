@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import decimal
 import math
+import os
 import sys
 from fractions import Fraction
 from typing import Any
@@ -374,6 +375,9 @@ def run(args: argparse.Namespace) -> int:
         For bad options or files; :func:`certbound.cli.main` prints them as
         ``certbound: error: …`` (exit status 2).
     """
+    if args.model is not None and not os.path.exists(args.model):
+        raise FileNotFoundError(f"--model: {args.model!r}: no such file or directory (a certbound-pi checkpoint "
+                                "directory, e.g. from `certbound train-demo --out DIR`)")
     if args.model is not None and not is_pi_checkpoint(args.model):
         raise ValueError(f"{args.model}: not a certbound-pi checkpoint (config.json with model_type "
                          "'certbound-pi'); the demo needs a model of the theory's class — for other "

@@ -190,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     dirs = {n: models / f"n{n}" for n in ns}
     missing = [n for n, d in dirs.items() if not is_pi_checkpoint(d)]
+    if missing and not args.train and not models.is_dir():
+        raise FileNotFoundError(f"--models: {args.models!r}: no such directory (pass --train to train the models "
+                                "into it, needs torch)")
     if missing and not args.train:
         raise ValueError(f"no model for n = {missing} under {models}/ (pass --train to train them, needs torch)")
     out = Path(make_output_directory(args.out))  # before any training or certificate

@@ -178,6 +178,11 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         if records_path is not None and not args.resume and store.added == 0:
             os.unlink(records_path)  # nothing certified: no records file worth keeping
+        elif records_path is not None:
+            # Say what the file left behind is (the outputs themselves were not written).
+            print(f"certbound spectrum: kept the {store.added} record(s) certified before the error in "
+                  f"{records_path} (--resume reuses them; delete it otherwise); no --json/--csv file written",
+                  file=sys.stderr)
         raise
     store.close()
     try:
