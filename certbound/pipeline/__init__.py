@@ -32,7 +32,7 @@ from certbound.pipeline._covering import covering_report
 from certbound.pipeline._demo import DEFAULT_DELTA, DemoResult, NonVacuity, nonvacuous_sample_size, run_demo
 from certbound.pipeline._progress import ProgressCallback, TerminalProgress, progress_reporter
 from certbound.pipeline._proxies import model_quantities
-from certbound.pipeline._resolve import resolve_model, resolve_packaged_name
+from certbound.pipeline._resolve import resolve_model, resolve_model_name, resolve_packaged_name
 from certbound.pipeline._sweep import MINIATURE_L, MINIATURE_N, run_sweep
 from certbound.pipeline._spectrum import (
     SpectrumRun,
@@ -87,5 +87,6 @@ __all__ = [
     "TerminalProgress",
     "progress_reporter",
     "resolve_model",
-    "resolve_packaged_name",
+    "resolve_model_name",
+    "resolve_packaged_name",  # deprecated alias of resolve_model_name
 ]

@@ -58,7 +58,7 @@ from certbound.checkpoints import open_checkpoint, require_theory_coverage, theo
 from certbound.enclose import enclose_singular_values
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, check_spectrum_mode, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
-from certbound.pipeline._resolve import resolve_packaged_name
+from certbound.pipeline._resolve import resolve_model_name
 from certbound.pipeline._spectrum import enclose_theory_matrices, records_digest, scaled_enclosure, weights_digest
 
 __all__ = ["BoundSettings", "Number", "float_reading", "parse_count", "parse_number", "model_spectra",
@@ -408,7 +408,7 @@ def model_spectra(model: str, *, scale_logits: bool = True, spectrum_mode: str =
         the key ``"readout"``), the checkpoint layout and its config dict.
     """
     spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)  # before the model is opened
-    path = resolve_packaged_name(model)
+    path = resolve_model_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
         spectra = model_spectra_of(ck, layout, path, scale_logits=scale_logits, spectrum_mode=spectrum_mode,
@@ -863,7 +863,7 @@ def certified_bound(model: str, n: Any, delta: Any, settings: BoundSettings | No
     if not 0 < delta_v < 1:
         raise OptionError(f"`delta` must lie in (0, 1), got {delta}")
     s = settings if settings is not None else BoundSettings()
-    path = resolve_packaged_name(model)
+    path = resolve_model_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
         return certified_bound_of(ck, layout, path, n, delta_v, s, progress=progress)

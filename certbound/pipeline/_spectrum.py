@@ -55,7 +55,7 @@ from certbound.enclose.quantities import (
 )
 from certbound.pipeline._modes import DEFAULT_SPECTRUM_MODE, spectrum_mode_keyword
 from certbound.pipeline._progress import ProgressSpec, progress_reporter
-from certbound.pipeline._resolve import resolve_packaged_name
+from certbound.pipeline._resolve import resolve_model_name
 from certbound.pipeline._streaming import (
     HEAD_BATCH_BYTES,
     MatrixOutcome,
@@ -801,7 +801,7 @@ def spectrum_run(model: str, *, spectrum_mode: str = DEFAULT_SPECTRUM_MODE, raw:
         :meth:`SpectrumRun.write_json` streams it to a file.
     """
     spectrum_mode = spectrum_mode_keyword(spectrum_mode, mode)  # before the model is opened
-    path = resolve_packaged_name(model)
+    path = resolve_model_name(model)
     ck, layout = open_checkpoint(path, config=config, mapping=mapping)
     try:
         return spectrum_run_of(ck, layout, path, spectrum_mode=spectrum_mode, raw=raw, scale_logits=scale_logits,
