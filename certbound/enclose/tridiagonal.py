@@ -38,6 +38,7 @@ __all__ = [
     "tridiagonal_eigenvalue_bounds",
     "MIN_NORMAL",
     "SHIFT_BATCH_ENTRIES",
+    "SCALAR_SHIFTS",
 ]
 
 #: Smallest positive normal binary64 number (the guards of Lemma S).
@@ -133,8 +134,9 @@ def sturm_counts(d: np.ndarray, e: np.ndarray, shifts: np.ndarray) -> tuple[np.n
     When |dᵢ| < 2, |eᵢ| < 2, eᵢ = 0 or |eᵢ| ≥ 2⁻³⁰⁰ and |μ| ≤ 8 (T normalised,
     as :func:`tridiagonal_eigenvalue_bounds` makes it) the guards are checked
     through the single sufficient condition minᵢ |qᵢ| ≥ 2⁻⁴⁰⁰ (Lemma S,
-    *normalised guard*), accumulated while the recurrence runs; otherwise each
-    guard is checked as stated.
+    *normalised guard*), accumulated over blocks of pivot rows (Python
+    scalars for ≤ :data:`SCALAR_SHIFTS` shifts); otherwise each guard is
+    checked as stated.
 
     Parameters
     ----------
@@ -193,26 +195,73 @@ def sturm_counts(d: np.ndarray, e: np.ndarray, shifts: np.ndarray) -> tuple[np.n
 #: a count is valid when every pivot has |qᵢ| ≥ _TAU (Lemma S, normalised guard).
 _TINY = 2.0**-300
 _TAU = 2.0**-400
+#: Pivot rows per block of the vectorised normalised recurrence (the block stays in cache).
+_PIVOT_BLOCK = 64
+#: Up to this many shifts the normalised recurrence runs in Python scalars (each array operation costs
+#: ≈ 1 µs of overhead, k of them per shift batch; a scalar step ≈ 0.1 µs per shift).
+SCALAR_SHIFTS = 12
 
 
 def _sturm_normalised(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The recurrence with the normalised guard min |qᵢ| ≥ 2⁻⁴⁰⁰ (vectors only: in cache)."""
+    """The recurrence with the normalised guard min |qᵢ| ≥ 2⁻⁴⁰⁰ (Lemma S, *normalised guard*).
+
+    Rows of pivots in blocks of :data:`_PIVOT_BLOCK`: ``fl(dᵢ − μ)`` for a whole
+    block in one operation, then per row ``fl(sᵢ₋₁/qᵢ₋₁)`` and the subtraction in
+    place (two array operations per i); signs and min |qᵢ| are taken per block.
+    The floats are the recurrence's, in its order. Few shifts (the retry) take
+    :func:`_sturm_normalised_scalar`, the same floats in Python scalars.
+    """
     k, w = d.size, mu.size
+    if w <= SCALAR_SHIFTS:
+        return _sturm_normalised_scalar(d, s, mu)
+    counts = np.zeros(w, dtype=np.int64)
+    low = np.full(w, np.inf)  # running min |qᵢ| (NaN propagates, and fails the test)
     r = np.empty(w)
-    neg = np.empty((k, w), dtype=bool)  # signs, counted once at the end
+    nb = min(k, _PIVOT_BLOCK)
+    Qbuf, prev = np.empty((nb, w)), np.empty(w)  # prev: q of the row before the block
     with np.errstate(all="ignore"):
-        q = np.subtract(d[0], mu)
-        a = np.abs(q)
-        low = a.copy()  # running min |qᵢ| (NaN propagates, and fails the test)
-        np.less(q, 0, out=neg[0])
-        for i in range(1, k):
-            np.divide(s[i - 1], q, out=r)  # fl(sᵢ₋₁/qᵢ₋₁)
-            np.subtract(d[i], mu, out=q)  # fl(dᵢ − μ)
-            np.subtract(q, r, out=q)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
-            np.less(q, 0, out=neg[i])
-            np.abs(q, out=a)
-            np.minimum(low, a, out=low)
-    return np.count_nonzero(neg, axis=0), low >= _TAU
+        for i0 in range(0, k, nb):
+            i1 = min(i0 + nb, k)
+            Q = Qbuf[: i1 - i0]
+            np.subtract(d[i0:i1, None], mu, out=Q)  # fl(dᵢ − μ), every row of the block
+            for j in range(i1 - i0):
+                i = i0 + j
+                if i == 0:
+                    continue  # q₁ = fl(d₁ − μ)
+                np.divide(s[i - 1], Q[j - 1] if j else prev, out=r)  # fl(sᵢ₋₁/qᵢ₋₁)
+                np.subtract(Q[j], r, out=Q[j])  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+            counts += np.count_nonzero(Q < 0, axis=0)
+            np.minimum(low, np.min(np.abs(Q), axis=0), out=low)
+            np.copyto(prev, Q[-1])
+    return counts, low >= _TAU
+
+
+def _sturm_normalised_scalar(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_sturm_normalised` for few shifts, in Python floats (binary64, round to nearest: the same floats).
+
+    A shift stops at its first |qᵢ| < 2⁻⁴⁰⁰ (or NaN): the normalised guard has
+    failed and its count is not used. Before that, |qᵢ₋₁| ≥ 2⁻⁴⁰⁰ and sᵢ₋₁ < 4,
+    so no division by zero and no overflow occurs.
+    """
+    dl, sl = d.tolist(), s.tolist()
+    k = len(dl)
+    counts = np.zeros(mu.size, dtype=np.int64)
+    valid = np.zeros(mu.size, dtype=bool)
+    for t, m_ in enumerate(mu.tolist()):
+        q = dl[0] - m_
+        if not abs(q) >= _TAU:
+            continue
+        c = q < 0
+        i = 1
+        while i < k:
+            q = (dl[i] - m_) - sl[i - 1] / q
+            if not abs(q) >= _TAU:
+                break
+            c += q < 0
+            i += 1
+        if i == k:
+            counts[t], valid[t] = c, True
+    return counts, valid
 
 
 def _sturm_guarded(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -175,6 +175,70 @@ def test_sturm_normalised_guard_rejects_small_pivots():
     assert v.tolist() == [False, True]
 
 
+def _rounded_recurrence(d, s, mu):
+    """Lemma S's float recurrence emulated exactly: each operation in Fractions, rounded by ``float(Fraction)``.
+
+    ``float(Fraction)`` is correctly rounded (round to nearest, ties to even), so this is the
+    binary64 recurrence, independent of numpy and of the code's vectorisation. Returns the count and
+    whether every |qᵢ| ≥ 2⁻⁴⁰⁰ (the normalised guard; no quotient is formed after a failure).
+    """
+    q = float(_fr(d[0]) - _fr(mu))
+    count, ok = int(q < 0), abs(q) >= 2.0**-400
+    for i in range(1, len(d)):
+        if not ok:
+            break
+        r = float(_fr(s[i - 1]) / _fr(q))
+        q = float(_fr(float(_fr(d[i]) - _fr(mu))) - _fr(r))
+        count += q < 0
+        ok = abs(q) >= 2.0**-400
+    return count, ok
+
+
+@pytest.mark.parametrize("k, shifts", [(1, 3), (2, 30), (70, 5), (130, 12), (130, 13), (200, 40)])
+def test_sturm_normalised_paths_equal_the_rounded_recurrence(k, shifts):
+    """Both evaluations of the normalised recurrence (pivot blocks of 64 rows; Python scalars for
+    ≤ SCALAR_SHIFTS shifts) give exactly the counts and guard decisions of the rounded recurrence,
+    also across block boundaries and where a pivot falls below 2⁻⁴⁰⁰ or is exactly 0."""
+    rng = np.random.default_rng(k + shifts)
+    d = rng.uniform(-1.9, 1.9, k)
+    e = rng.uniform(-1.9, 1.9, k - 1)
+    e[rng.random(k - 1) < 0.2] = 0.0
+    s = e * e
+    lam = np.linalg.eigvalsh(np.diag(d) + np.diag(e, 1) + np.diag(e, -1))
+    mus = np.concatenate([lam[: shifts // 2] + 1e-14, rng.uniform(-7, 7, shifts - shifts // 2)])
+    d[0] = 2.0**-420
+    mus[0] = d[0]  # q₁ = 0 exactly
+    if shifts > 2:
+        mus[1] = 0.0  # q₁ = 2⁻⁴²⁰ < 2⁻⁴⁰⁰
+    ref = [_rounded_recurrence(d, s, mu) for mu in mus.tolist()]
+    for run in (tri._sturm_normalised, tri._sturm_normalised_scalar):
+        counts, valid = run(d, s, mus)
+        assert valid.tolist() == [ok for _, ok in ref]
+        assert [c for c, v in zip(counts.tolist(), valid.tolist()) if v] == [c for c, ok in ref if ok]
+    assert not any(ok for _, ok in ref[:2])  # the two planted failures are detected
+
+
+@pytest.mark.parametrize("shifts", [3, 40])
+def test_sturm_normalised_paths_detect_a_zero_pivot_in_a_later_block(shifts):
+    """A pivot that is exactly 0 at row 66 (the second block of 64 rows) invalidates the shift on both paths."""
+    rng = np.random.default_rng(5)
+    k = 90
+    d = rng.uniform(0.5, 1.5, k)
+    e = rng.uniform(0.1, 0.5, k - 1)
+    s = e * e
+    q = d[0]  # μ = 0: q₁ = d₁ exactly
+    for i in range(1, 66):
+        r = s[i - 1] / q
+        q = d[i] - r
+    d[66] = s[65] / q  # then q₆₇ = fl(d₆₇ − 0) − fl(s₆₆/q₆₆) = 0 exactly
+    assert abs(d[66]) < 2
+    mus = np.concatenate([[0.0], rng.uniform(3.0, 4.0, shifts - 1)])  # the others: above Gershgorin's range
+    assert _rounded_recurrence(d, s, 0.0)[1] is False
+    for run in (tri._sturm_normalised, tri._sturm_normalised_scalar):
+        counts, valid = run(d, s, mus)
+        assert not valid[0] and valid[1:].all() and (counts[1:] == k).all()
+
+
 def test_sturm_perturbation_is_an_upper_bound():
     e = np.array([3.0, -7.0, 0.5])
     rho = Fraction(tri.sturm_perturbation(e))
