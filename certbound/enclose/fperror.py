@@ -135,7 +135,7 @@ def sum_nonneg_lower(values: np.ndarray) -> arb:
 
 def _sumsq_upper(M: np.ndarray) -> arb:
     """Ball whose upper end bounds the exact ``Σ m_ij²`` of a float matrix."""
-    v = np.ascontiguousarray(M, dtype=np.float64).ravel()
+    v = np.asarray(M, dtype=np.float64).ravel(order="K")  # a view of a C- or F-contiguous M (any order: any tree)
     k = max(v.size, 1)
     with np.errstate(over="ignore"):
         s = float(v @ v)
@@ -320,7 +320,7 @@ def mirror_upper(G: np.ndarray) -> None:
 
 
 def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool = False,
-                         absX: np.ndarray | None = None) -> arb:
+                         absX: np.ndarray | None = None, block_columns: int | None = None) -> arb:
     """Ball whose upper end bounds ``‖XᵀX − I‖₂`` for a float m×r matrix X.
 
     ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ|X|ᵀ|X| + 4mη`` entrywise, γ = γ_m,
@@ -348,6 +348,12 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
     absX : (m, r) float64 array, optional
         ``|X|`` if the caller has it: the chain ``|X|ᵀ(|X|𝟙)`` is then taken from it
         (the same bound, Lemma 2.2, with whole-matrix products instead of chunk sums).
+    block_columns : int, optional
+        With ``absX``: form fl(XᵀX) in column blocks J of this width, rows ``:J₁``
+        only (one GEMM per block and row chunk, the running sum over the chunks in
+        a block buffer), the strictly lower blocks as mirrors (:func:`_gram_block_columns`;
+        the same entrywise floats model). Faster than both SYRK forms (measured,
+        one thread: 1.84 vs 2.46 ms at r = 384, 13.6 vs 15.3 ms at r = 768, chunk 96).
 
     Returns
     -------
@@ -368,7 +374,10 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
     w = np.zeros(r)  # running sum of |X_c|ᵀ v_c: fl(|X|ᵀ v), an m-term sum by some tree
     if absX is not None:
         with np.errstate(over="ignore", invalid="ignore"):
-            G = _gram_columns_upper_triangle(X, chunk, None) if triangle else _gram_chunk_sum(X, chunk)
+            if block_columns is not None:
+                G = _gram_block_columns(X, chunk, block_columns)
+            else:
+                G = _gram_columns_upper_triangle(X, chunk, None) if triangle else _gram_chunk_sum(X, chunk)
             w = absX.T @ _inflate(absX.sum(axis=1), r)  # fl(|X|ᵀv), v ≥ |X|𝟙: an m-term sum by some tree
         return _gram_deviation_finish(G, w, m, r, k)
     if triangle:
@@ -401,6 +410,37 @@ def _gram_chunk_sum(X: np.ndarray, chunk: int) -> np.ndarray:
         else:
             Gc = np.matmul(Xc.T, Xc, out=Gc)
             G += Gc
+    return G
+
+
+def _gram_block_columns(X: np.ndarray, chunk: int, nb: int) -> np.ndarray:
+    """fl(XᵀX) by column blocks: rows ``:J₁`` of block column J as the running sum over the row chunks of GEMMs.
+
+    Lemma 3.1's floats (proofs/enclosure-gram.md §1a, α of Q̂): every computed entry
+    (i, j), i < J₁, is the running sum over the row chunks c (in order) of one
+    chunk dot product ``fl(X_c[:, i]ᵀ X_c[:, j])`` of ≤ ``chunk`` terms; the entries
+    of the strictly lower blocks (i ≥ J₁ > j) are copies of their mirrors, which
+    satisfy the same entrywise bound (XᵀX and |X|ᵀ|X| are symmetric). The
+    diagonal blocks hold both (i, j) and (j, i), each computed. A C-ordered r×r array.
+    """
+    m, r = X.shape
+    chunks = _row_chunks(m, chunk)
+    G = np.empty((r, r))
+    nb = max(1, min(nb, r))
+    Pbuf, Sbuf = np.empty(r * nb), np.empty(r * nb)
+    for j0 in range(0, r, nb):
+        j1 = min(j0 + nb, r)
+        w = j1 - j0
+        P = Pbuf[: j1 * w].reshape(j1, w)
+        S = Sbuf[: j1 * w].reshape(j1, w)
+        for c, (a, b) in enumerate(chunks):
+            Xc = X[a:b]
+            np.matmul(Xc[:, :j1].T, Xc[:, j0:j1], out=S if c == 0 else P)  # fl(X_cᵀX_c) rows :J₁, columns J
+            if c:
+                S += P  # running sum: one rounded addition per entry and chunk
+        G[:j1, j0:j1] = S
+        if j0:
+            G[j0:j1, :j0] = S[:j0].T  # the mirrors of the strictly upper blocks
     return G
 
 

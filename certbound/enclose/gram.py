@@ -78,6 +78,7 @@ __all__ = [
     "TRIDIAGONAL_RESIDUAL_CHUNK",
     "TRIDIAGONAL_MIN_ORDER",
     "TRIDIAGONAL_ALPHA_CHUNK",
+    "TRIDIAGONAL_ALPHA_BLOCK",
     "SHIFT_SPREAD",
     "enclose_singular_values_gram",
 ]
@@ -730,6 +731,9 @@ TRIDIAGONAL_RESIDUAL_CHUNK = 48
 #: all-MiniLM-L6-v2's FFN matrices, which made the leading σᵢ (where αλ₍ᵢ₎ dominates the width) up to 4.5 %
 #: wider than Theorem G's; 96 gives 0.77× (+0.17 ms at 384, +0.4 ms at 768, measured).
 TRIDIAGONAL_ALPHA_CHUNK = 96
+#: Column-block width of α's Gram fl(Q̂ᵀQ̂) (``fperror._gram_block_columns``: one GEMM per block and row chunk,
+#: rows :J₁ only). Measured (one thread, loaded machine): 48–128 within noise at 384 and 768; 64 chosen.
+TRIDIAGONAL_ALPHA_BLOCK = 64
 
 #: Theorem G-T from this order of Ĝ on; below it Theorem G with eigenvectors is cheaper (small ``eigh`` calls
 #: are fast, and the Sturm loop's per-step overhead dominates) and narrower (e's a-priori term is not chunked
@@ -755,7 +759,7 @@ def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple
                                                     absQ=aQ)
     if not e_res.upper().is_finite():
         return None
-    alpha = fperror.gram_deviation_bound(Q, chunk=TRIDIAGONAL_ALPHA_CHUNK, triangle=m > 512, absX=aQ)
+    alpha = fperror.gram_deviation_bound(Q, chunk=TRIDIAGONAL_ALPHA_CHUNK, absX=aQ, block_columns=TRIDIAGONAL_ALPHA_BLOCK)
     del Q, aQ
     with working_precision():
         if not alpha.upper() < 1:

@@ -218,6 +218,21 @@ def test_gram_deviation_triangle_against_exact(case):
     assert ex.symmetric_norm_at_most(ex.gram_deviation(X), upper_fraction(b))
 
 
+@pytest.mark.parametrize("case", range(8))
+def test_gram_deviation_block_columns_against_exact(case):
+    """α with fl(XᵀX) in column blocks (GEMMs, mirrored strictly lower blocks; Theorem G-T's α of Q̂): an upper bound
+    of the exact ‖XᵀX − I‖₂ for row chunks and column blocks that do not divide the sizes; as tight as the SYRK forms."""
+    rng = np.random.default_rng(90 + case)
+    m = [7, 9, 12, 5][case % 4]
+    X = np.linalg.qr(rng.standard_normal((m, m)))[0]
+    X = np.asfortranarray(X + [1e-6, 1e-9][case % 2] * rng.standard_normal(X.shape))
+    chunk, nb = [1, 2, 3, 4][case % 4], [1, 2, 3, 5, 64][case % 5]
+    b = fperror.gram_deviation_bound(X, chunk=chunk, absX=np.abs(X), block_columns=nb)
+    assert ex.symmetric_norm_at_most(ex.gram_deviation(X), upper_fraction(b))
+    b_syrk = fperror.gram_deviation_bound(X, chunk=chunk, triangle=True)
+    assert float_upper(b) <= float_upper(b_syrk) * (1 + 1e-6) and float_upper(b_syrk) <= float_upper(b) * (1 + 1e-6)
+
+
 # --------------------------------------------------------------------------- Lemma G.4 (float Theorem G)
 
 
