@@ -190,3 +190,30 @@ def test_demo_figure_names_a_missing_models_directory(tmp_path, capsys):
     assert main(["demo-figure", "--models", missing, "--out", str(tmp_path / "figs")]) == 2
     assert f"--models: {missing!r}: no such directory (pass --train" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == []  # no --out directory made either
+
+
+def test_sweep_checks_every_model_name_before_certifying_any(tmp_path, capsys):
+    out = tmp_path / "results"
+    missing = str(tmp_path / "no-such-model")
+    assert main(["sweep", DEMO, missing, "--out", str(out), "--no-random-grid", "--no-figures"]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: no such file or directory" in err
+    assert "certifying" not in err  # nothing was certified first
+    assert not out.exists()
+
+
+def test_a_sweep_failing_midway_leaves_no_directory_it_made(tmp_path, capsys):
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(DEMO, broken)
+    (broken / "model.safetensors").write_bytes(b"\0" * 16)  # exists, so only reading it fails
+    out = tmp_path / "results"
+    assert main(["sweep", DEMO, str(broken), "--out", str(out), "--no-random-grid", "--no-figures"]) == 2
+    err = capsys.readouterr().err
+    assert "  demo: L=1" in err and "error: " in err  # the first model was certified, the second failed
+    assert not out.exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    assert main(["sweep", str(broken), "--out", str(kept), "--no-random-grid", "--no-figures"]) == 2
+    assert kept.is_dir()  # a directory that existed before is left alone

@@ -21,7 +21,7 @@ from certbound._commands._options import MODEL_HELP, add_spectrum_mode_option, m
 from certbound._commands.proxies import summary_latex
 from certbound.ball import ball_to_json, decimal_lower, decimal_upper, float_upper
 from certbound.bounds.proxies import VARIANTS, paper_proxies
-from certbound.pipeline import MINIATURE_L, MINIATURE_N, run_sweep
+from certbound.pipeline import MINIATURE_L, MINIATURE_N, resolve_model, run_sweep
 from certbound.report import figures as F
 from certbound.report.latex import latex_fragment
 from certbound.report.table import format_table
@@ -181,7 +181,19 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to run: give MODEL paths/names or drop --no-random-grid")
     if not args.no_figures:
         F.import_pyplot()  # fail early (before the long run) if matplotlib is missing
+    for spec in args.models:
+        resolve_model(spec)  # a typo in the last model fails now, not after the others are certified
+    created = not os.path.exists(args.out)
     make_output_directory(args.out)
+    try:
+        return _run(args)
+    except BaseException:
+        if created and not os.listdir(args.out):
+            os.rmdir(args.out)  # a failed run leaves no empty directory it made
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     print("certifying:", file=sys.stderr, flush=True)
     runs = run_sweep(args.models, random_grid=not args.no_random_grid, grid_L=args.grid_L, grid_N=args.grid_N,
