@@ -17,7 +17,7 @@ from certbound.bounds.proxies import VARIANTS, paper_proxies, prefix_layers, ran
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--width", type=int, default=256)
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--seed", type=int, default=0)

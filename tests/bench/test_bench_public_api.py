@@ -84,3 +84,19 @@ def test_spectrum_mode_option_has_the_libraries_modes_and_the_scripts_default():
         assert p.parse_args(["--mode", "arb"]).spectrum_mode == "arb"
     assert "b.py: warning: --mode is deprecated, use --spectrum-mode (same values)" in err.getvalue()
     assert "--mode" not in p.format_help()
+
+
+@pytest.mark.parametrize("script", [p for p in SCRIPTS if not p.name.startswith("_")], ids=lambda p: p.name)
+def test_every_bench_script_prints_its_help(script):
+    """``--help`` imports the script and builds its parser: a renamed certbound name fails here, not in a bench run."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(BENCH.parent) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith(f"usage: {script.name}")
+    first = script.read_text(encoding="utf-8").split('"""')[1].splitlines()[0].strip()
+    assert "".join(first.split()) in "".join(res.stdout.split())  # its description: the docstring's first line
