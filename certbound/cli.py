@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in _command_modules():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
-        p.set_defaults(_run=mod.run, _flags=option_flags(p, getattr(mod, "OPTION_FLAGS", None)))
+        p.set_defaults(_run=mod.run, _flags=option_flags(p, getattr(mod, "OPTION_FLAGS", None)), _parser=p)
     return parser
 
 
@@ -190,7 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # As parse_args would, but the command's parser says it: its usage and "certbound CMD: error: ...".
+            getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # usage errors (exit 2), --help and --version (exit 0): the code, not an exception
         return int(exc.code or 0)
     if getattr(args, "_run", None) is None:

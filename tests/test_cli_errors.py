@@ -217,3 +217,13 @@ def test_a_sweep_failing_midway_leaves_no_directory_it_made(tmp_path, capsys):
     kept.mkdir()
     assert main(["sweep", str(broken), "--out", str(kept), "--no-random-grid", "--no-figures"]) == 2
     assert kept.is_dir()  # a directory that existed before is left alone
+
+
+@pytest.mark.parametrize("argv", [["covering", "W.npy", "--eps", "0.01", "--rows", "10", "--quiet"],
+                                  ["spectrum", DEMO, "--quite"], ["demo", "--jsn", "x.json"]])
+def test_an_unknown_flag_is_reported_by_its_command(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    unknown = [a for a in argv if a in ("--quiet", "--quite", "--jsn")][0]
+    assert f"certbound {argv[0]}: error: unrecognized arguments: {unknown}" in err
+    assert err.startswith(f"usage: certbound {argv[0]} ")  # the command's usage, not the top-level one
