@@ -227,3 +227,21 @@ def test_an_unknown_flag_is_reported_by_its_command(argv, capsys):
     unknown = [a for a in argv if a in ("--quiet", "--quite", "--jsn")][0]
     assert f"certbound {argv[0]}: error: unrecognized arguments: {unknown}" in err
     assert err.startswith(f"usage: certbound {argv[0]} ")  # the command's usage, not the top-level one
+
+
+def test_a_sweep_failing_while_drawing_keeps_the_previous_outputs(tmp_path, monkeypatch, capsys):
+    from certbound.report import figures
+
+    out = tmp_path / "results"
+    args = ["sweep", DEMO, "--out", str(out), "--grid-L", "1,2", "--grid-N", "8,16"]
+    assert main(args) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"sweep.json", "proxies_vs_N.png", "norms_vs_N.pdf"} <= set(before)
+
+    def broken(*a, **k):
+        raise ValueError("drawing failed")
+
+    monkeypatch.setattr(figures, "plot_singular_value_decay", broken)  # after two figures are drawn
+    assert main(args + ["--seed", "1"]) == 2
+    assert "drawing failed" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no new figure, no staging directory

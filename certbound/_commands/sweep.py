@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
 import sys
+import tempfile
 import time
 from typing import Any, Sequence
 
@@ -221,62 +223,73 @@ def _run(args: argparse.Namespace) -> int:
 
     figures: dict[str, Any] = {}
     skipped: dict[str, str] = {}
-    if not args.no_figures:
-        trained = [r for r in runs if r.kind == "trained"]
-        made = {
-            "proxies_vs_N": (F.plot_proxies_vs_width(runs, args.out, variant=args.plot_variant, what_was_run=what),
-                             "no model family has two widths at one depth (add the random-init grid)"),
-            "proxies_vs_L": (F.plot_proxies_vs_depth(runs, args.out, variant=args.plot_variant, what_was_run=what),
-                             "no model family has two depths at one width"),
-            "norms_vs_N": (F.plot_norms_vs_width(runs, args.out, what_was_run=what), "no per-matrix quantities"),
+    # The figures are drawn into a hidden staging directory inside --out and moved into place only after the
+    # tables are written: a run that fails while drawing leaves the previous figures and tables together.
+    stage = tempfile.mkdtemp(prefix=".sweep-figures.", dir=args.out)
+    try:
+        if not args.no_figures:
+            trained = [r for r in runs if r.kind == "trained"]
+            made = {
+                "proxies_vs_N": (F.plot_proxies_vs_width(runs, stage, variant=args.plot_variant, what_was_run=what),
+                                 "no model family has two widths at one depth (add the random-init grid)"),
+                "proxies_vs_L": (F.plot_proxies_vs_depth(runs, stage, variant=args.plot_variant, what_was_run=what),
+                                 "no model family has two depths at one width"),
+                "norms_vs_N": (F.plot_norms_vs_width(runs, stage, what_was_run=what), "no per-matrix quantities"),
+            }
+            focus = max(trained, key=lambda r: (r.num_layers * r.width)) if trained else max(
+                (r for r in runs if r.kind == "random-init"), key=lambda r: (r.width, r.num_layers))
+            made["singular_values"] = (F.plot_singular_value_decay(focus, stage, layers=(0, 1), what_was_run=what),
+                                       "no singular values")
+            if focus.kind != "trained":  # the c(p) figure shows every grid point exactly
+                focus = F.ModelRun(focus.name, focus.kind, {args.plot_variant: paper_proxies(
+                    focus.quantities, args.plot_variant)}, focus.quantities, note=focus.note)
+            made["contribution_curves"] = (F.plot_contribution_curves(focus, stage, variant=args.plot_variant,
+                                                                      what_was_run=what), "")
+            for key, (fig, why) in made.items():
+                if fig is None:
+                    skipped[key] = why
+                else:
+                    figures[key] = fig
+
+        header = ["model", "kind", "note", "L", "N", "heads", "variant", "m", "B_ours_lower", "B_ours_upper",
+                  "B_edelman_lower", "B_edelman_upper", "p_star_zero", "matrices"]
+        doc = {
+            "what_was_run": what,
+            "note": ("Certified enclosures of the reference paper's Section-6 proxies (not generalization bounds). "
+                     "Trained checkpoints come from different training recipes; prefix runs are layers 0..k-1 of one "
+                     "trained model; random-init runs are untrained controls."),
+            "claims": claims,
+            "models": [_run_entry(r) for r in runs],
+            "figures": {k: {"pdf": os.path.basename(v["pdf"]), "png": os.path.basename(v["png"]),
+                            "caption": v["caption"]} for k, v in figures.items()},
+            "figures_skipped": skipped,
+            "seconds": seconds,
         }
-        focus = max(trained, key=lambda r: (r.num_layers * r.width)) if trained else max(
-            (r for r in runs if r.kind == "random-init"), key=lambda r: (r.width, r.num_layers))
-        made["singular_values"] = (F.plot_singular_value_decay(focus, args.out, layers=(0, 1), what_was_run=what),
-                                   "no singular values")
-        if focus.kind != "trained":  # the c(p) figure shows every grid point exactly
-            focus = F.ModelRun(focus.name, focus.kind, {args.plot_variant: paper_proxies(
-                focus.quantities, args.plot_variant)}, focus.quantities, note=focus.note)
-        made["contribution_curves"] = (F.plot_contribution_curves(focus, args.out, variant=args.plot_variant,
-                                                                  what_was_run=what), "")
-        for key, (fig, why) in made.items():
-            if fig is None:
-                skipped[key] = why
-            else:
-                figures[key] = fig
+        tex = latex_fragment(summary_latex(tex_entries, digits=args.digits, caption="Certified proxies: sweep",
+                                           label="tab:sweep"), "certbound sweep")
+        captions = "# Figures\n\n" + "".join(f"## {k}\n\n{v['caption']}\n\n" for k, v in figures.items())
+        captions += "# Claims check\n\n" + "".join(f"- {c}\n" for c in claims)
+        write_all([(os.path.join(args.out, "sweep.json"), json_text(doc)),
+                   (os.path.join(args.out, "sweep.csv"), csv_text(csv_rows, header)),
+                   (os.path.join(args.out, "sweep.tex"), tex),
+                   (os.path.join(args.out, "captions.md"), captions)])
+        for fig in figures.values():
+            for ext in ("pdf", "png"):
+                final = os.path.join(args.out, os.path.basename(fig[ext]))
+                os.replace(fig[ext], final)  # same directory tree: a rename
+                fig[ext] = final
 
-    header = ["model", "kind", "note", "L", "N", "heads", "variant", "m", "B_ours_lower", "B_ours_upper",
-              "B_edelman_lower", "B_edelman_upper", "p_star_zero", "matrices"]
-    doc = {
-        "what_was_run": what,
-        "note": ("Certified enclosures of the reference paper's Section-6 proxies (not generalization bounds). "
-                 "Trained checkpoints come from different training recipes; prefix runs are layers 0..k-1 of one "
-                 "trained model; random-init runs are untrained controls."),
-        "claims": claims,
-        "models": [_run_entry(r) for r in runs],
-        "figures": {k: {"pdf": os.path.basename(v["pdf"]), "png": os.path.basename(v["png"]),
-                        "caption": v["caption"]} for k, v in figures.items()},
-        "figures_skipped": skipped,
-        "seconds": seconds,
-    }
-    tex = latex_fragment(summary_latex(tex_entries, digits=args.digits, caption="Certified proxies: sweep",
-                                       label="tab:sweep"), "certbound sweep")
-    captions = "# Figures\n\n" + "".join(f"## {k}\n\n{v['caption']}\n\n" for k, v in figures.items())
-    captions += "# Claims check\n\n" + "".join(f"- {c}\n" for c in claims)
-    write_all([(os.path.join(args.out, "sweep.json"), json_text(doc)),
-               (os.path.join(args.out, "sweep.csv"), csv_text(csv_rows, header)),
-               (os.path.join(args.out, "sweep.tex"), tex),
-               (os.path.join(args.out, "captions.md"), captions)])
-
-    print(format_table(rows, ["model", "kind", "L", "N", "H", "variant", "B_ours <=", "B_Edelman <=", "p*=0"]))
-    print()
-    print("Paper's qualitative claims on these data:")
-    for c in claims:
-        print("  " + c)
-    print()
-    print(f"{what} {seconds:.0f} s.")
-    for key, why in skipped.items():
-        print(f"figure {key} not drawn: {why}")
-    print(f"wrote {args.out}/sweep.json, sweep.csv, sweep.tex, captions.md"
-          + ("" if args.no_figures or not figures else f" and {len(figures)} figures (PDF + PNG)"))
-    return 0
+        print(format_table(rows, ["model", "kind", "L", "N", "H", "variant", "B_ours <=", "B_Edelman <=", "p*=0"]))
+        print()
+        print("Paper's qualitative claims on these data:")
+        for c in claims:
+            print("  " + c)
+        print()
+        print(f"{what} {seconds:.0f} s.")
+        for key, why in skipped.items():
+            print(f"figure {key} not drawn: {why}")
+        print(f"wrote {args.out}/sweep.json, sweep.csv, sweep.tex, captions.md"
+              + ("" if args.no_figures or not figures else f" and {len(figures)} figures (PDF + PNG)"))
+        return 0
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
