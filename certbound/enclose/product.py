@@ -89,7 +89,8 @@ def enclose_singular_values_of_product(A: Any, B: Any, mode: str = "fast") -> Si
         Certificate mode for the small d×d core (the factor QRs always use
         the fast a-priori bounds). ``auto``: Lemma 11.2 (Theorem G for the
         product) where its balls meet auto's width target, else Lemma P-G or
-        Lemma P with a ``fast`` core.
+        Lemma P with a ``fast`` core. Default ``"fast"``, as every kernel
+        function (the pipeline and the CLI default to ``"auto"`` and pass it).
 
     Returns
     -------
@@ -122,7 +123,7 @@ def enclose_singular_values_of_products(
     Parameters
     ----------
     As, Bs : sequences of array_like, ``As[i]`` m_i×d_i and ``Bs[i]`` n_i×d_i.
-    mode : as for :func:`enclose_singular_values_of_product`.
+    mode : as for :func:`enclose_singular_values_of_product` (default ``"fast"``).
 
     Returns
     -------
@@ -150,7 +151,7 @@ def enclose_singular_values_of_products(
 
 @under_float_model
 def enclose_singular_values_and_norms_21_of_products(
-    As: Sequence[Any], Bs: Sequence[Any], mode: str = "auto"
+    As: Sequence[Any], Bs: Sequence[Any], mode: str = "fast"
 ) -> tuple[list[SingularValueEnclosure], list[arb]]:
     """:func:`enclose_singular_values_of_products` and ``‖As[i] @ Bs[i].T‖_{2,1}`` together.
 
@@ -166,7 +167,8 @@ def enclose_singular_values_and_norms_21_of_products(
     Parameters
     ----------
     As, Bs : sequences of array_like, ``As[i]`` m_i×d_i and ``Bs[i]`` n_i×d_i.
-    mode : as for :func:`enclose_singular_values_of_product` (default ``"auto"``).
+    mode : as for :func:`enclose_singular_values_of_product` (default ``"fast"``, the kernel's default;
+        the pipeline passes ``"auto"``).
 
     Returns
     -------
@@ -179,12 +181,22 @@ def enclose_singular_values_and_norms_21_of_products(
     ValueError
         As :func:`enclose_singular_values_of_products`.
 
+    Notes
+    -----
+    The default mode was ``"auto"`` until session 6; it is now ``"fast"``, the default of every
+    other kernel function (:func:`certbound.enclose.enclose_singular_values`,
+    :func:`enclose_singular_values_of_product`, :func:`enclose_singular_values_of_products`;
+    README, "The certified kernel"). Every mode is certified, so the balls stay valid; a caller
+    that relied on the old default now gets ``fast``'s enclosures (and their norms from
+    :func:`~certbound.enclose.quantities.norm_21_of_products`) and should pass ``mode="auto"`` for the
+    old behaviour, as :func:`certbound.pipeline._spectrum.enclose_theory_matrices` does.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> As = [rng.standard_normal((20, 3)) for _ in range(2)]
     >>> Bs = [rng.standard_normal((15, 3)) for _ in range(2)]
-    >>> encs, n21 = enclose_singular_values_and_norms_21_of_products(As, Bs)
+    >>> encs, n21 = enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
     >>> [bool(x.contains(float(np.linalg.norm(a @ b.T, axis=0).sum()))) for x, a, b in zip(n21, As, Bs)]
     [True, True]
     """
@@ -864,14 +876,26 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
     G = np.empty((h, d, d))
     nu = np.empty(h)
     stacks = []
-    for a, b in _chunks(h, m * d * 8):
-        S = np.stack(Fs[a:b])
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow makes a bound non-finite (the route fails)
-            np.matmul(S.transpose(0, 2, 1), S, out=G[a:b])
-        if chain:
-            nu[a:b] = _stacked.abs_gram_norm2_upper(np.abs(S) if keep else np.abs(S, out=S))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow makes a bound non-finite (the route fails)
         if keep:
-            stacks.append((a, b, S))
+            for a, b in _chunks(h, m * d * 8):
+                S = np.stack(Fs[a:b])
+                np.matmul(S.transpose(0, 2, 1), S, out=G[a:b])  # one SYRK per slice (numpy: Sᵀ S of one buffer)
+                if chain:
+                    nu[a:b] = _stacked.abs_gram_norm2_upper(np.abs(S))
+                stacks.append((a, b, S))
+        else:
+            # No stack of the factors: one SYRK per factor straight from its own memory (numpy calls SYRK
+            # for Fᵀ @ F of one buffer), and |F| written once into a chunk buffer for the chain.
+            for j, F in enumerate(Fs):
+                np.matmul(F.T, F, out=G[j])
+            if chain:
+                edges = _chunks(h, m * d * 8)
+                buf = np.empty((max(b - a for a, b in edges), m, d))
+                for a, b in edges:
+                    for j in range(a, b):
+                        np.abs(Fs[j], out=buf[j - a])
+                    nu[a:b] = _stacked.abs_gram_norm2_upper(buf[:b - a])
     if not chain:
         idx = np.arange(d)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -978,6 +1002,7 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
     good = (finite & exact).tolist()
     al_a, al_b, res = alA.tolist(), alB.tolist(), resid.tolist()
     zero = arb(0)
+    union = arb.union
     tails: dict[int, tuple[arb, ...]] = {}
     out = []
     with working_precision():
@@ -989,8 +1014,8 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
             tail = tails.get(k - n_live)
             if tail is None:
                 tail = tails[k - n_live] = (zero,) * (k - n_live)
-            sigma = tuple(arb(a) if a == b else arb(a).union(arb(b))
-                          for a, b in zip(lows[j][:n_live], ups[j][:n_live])) + tail
+            # the Arb hull of the two float ends (arb(a).union(b) converts b exactly; for a == b it is arb(a))
+            sigma = tuple(map(union, map(arb, lows[j][:n_live]), ups[j][:n_live])) + tail
             residual = arb(res[j]) if tj == 0 else arb(res[j]) * _pow2(tj)
             out.append(SingularValueEnclosure(
                 shape=shape, sigma=sigma, lower=lower[j], upper=upper[j], mode="product", certified=True,

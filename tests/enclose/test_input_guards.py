@@ -122,3 +122,44 @@ def test_the_issue_case_had_a_gap_without_exact_rank():
     # Sanity: the certificate alone cannot see σ₂ > 0 here, so propagation is what makes rank exact.
     W = CASES[0]
     assert enclose_singular_values(W).rank.lower < _fraction_rank(W) == 2
+
+
+# -- the float64 fast path of as_exact_float64_matrix (session 6) -------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, "both"])
+@pytest.mark.parametrize("layout", ["c", "f", "view"])
+def test_float64_fast_path_refuses_every_non_finite_entry(bad, layout):
+    """Every NaN/±∞ entry is refused, with the count and first position of the general path's message."""
+    from certbound.enclose._input import as_exact_float64_matrix
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        W = rng.standard_normal((int(rng.integers(1, 9)), int(rng.integers(1, 9))))
+        i, j = int(rng.integers(W.shape[0])), int(rng.integers(W.shape[1]))
+        if bad == "both":  # +∞ and −∞ (their sum is NaN)
+            W[i, j] = np.inf
+            W[(i + 1) % W.shape[0], j] = -np.inf
+        else:
+            W[i, j] = bad
+        X = np.asfortranarray(W) if layout == "f" else (np.repeat(W, 2, axis=1)[:, ::2] if layout == "view" else W)
+        ref = [(a, b) for a in range(W.shape[0]) for b in range(W.shape[1]) if not np.isfinite(W[a, b])]
+        with pytest.raises(ValueError, match=rf"^A: matrix has {len(ref)} NaN/Inf entries \(first at \({ref[0][0]}, {ref[0][1]}\)\)"):
+            as_exact_float64_matrix(X, "A")
+
+
+def test_float64_fast_path_keeps_finite_entries_whose_sum_overflows():
+    """A finite matrix whose float sum overflows is accepted unchanged (the sum test only decides the finite case)."""
+    from certbound.enclose._input import _all_finite, as_exact_float64_matrix
+
+    W = np.full((3, 4), 1.7e308)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(W.sum())
+    assert _all_finite(W)
+    assert as_exact_float64_matrix(W) is W
+    W[1, 2] = -1.7e308  # mixed signs, still finite
+    assert as_exact_float64_matrix(W) is W
+    F = np.asfortranarray(W)
+    out = as_exact_float64_matrix(F)
+    assert out.flags.c_contiguous and np.array_equal(out, W)
+    assert as_exact_float64_matrix(np.zeros((0, 3))).shape == (0, 3)
