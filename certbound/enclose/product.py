@@ -849,9 +849,9 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
                               ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, np.ndarray]]]:
     """``fl(FᵀF)`` and a float ν ≥ ‖|F|ᵀ|F|‖₂ for each factor (proofs/enclosure.md §11, §10).
 
-    The Gram matrices come from one batched product per chunk (each entry one rounded dot product of
-    length m, Lemma 2.1); ν is Lemma 3.1's one chain (:func:`._stacked.abs_gram_norm2_upper`) on the
-    chunk's stack of |F|, or, without ``chain``, ‖F‖_F² bounded from the diagonal of fl(FᵀF)
+    The Gram matrices come from one SYRK per factor (``keep``: one batched product per chunk of stacked
+    factors; each entry one rounded dot product of length m either way, Lemma 2.1); ν is Lemma 3.1's one
+    chain (:func:`._stacked.abs_gram_norm2_upper`) on the chunk's stack of |F|, or, without ``chain``, ‖F‖_F² bounded from the diagonal of fl(FᵀF)
     (‖|F|ᵀ|F|‖₂ ≤ ‖|F|‖_F² = Σ_l ‖f_l‖², each ‖f_l‖² ≤ _inflate(fl(FᵀF)_ll, m) and their sum by
     Lemma 2.2: no pass over F; ≈ 1.4× the chain's ν on MiniLM's heads). Chunks: :data:`FACTOR_CHUNK_BYTES`.
 
@@ -859,7 +859,7 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
     ----------
     Fs : list of h ndarrays, each m×d (float64)
     keep : bool
-        Return the chunks' stacks of the factors; otherwise |·| may be taken in place in them.
+        Return the chunks' stacks of the factors (else no stack is formed; the factors are only read).
     chain : bool
         ν by Lemma 3.1's chain (else from the Gram diagonal).
 
