@@ -39,6 +39,7 @@ __all__ = [
     "norm2_upper",
     "abs_product_norm2_upper",
     "abs_gram_norm2_upper",
+    "abs_symmetric_product_norm2_upper",
     "gram_deviation_upper",
     "residual_norm_upper",
 ]
@@ -121,13 +122,17 @@ def _mv(M: np.ndarray, v: np.ndarray) -> np.ndarray:
     return _inflate(np.matmul(M, v[..., None])[..., 0], M.shape[-1])
 
 
-def norm2_upper(M: np.ndarray) -> np.ndarray:
+def norm2_upper(M: np.ndarray, absolute: np.ndarray | None = None) -> np.ndarray:
     """Per-slice upper bounds on ``‖M_h‖₂`` for a stack M (h, p, q): Lemma 2.3, min(Frobenius, Hölder).
+
+    Both norms read |M| only, so the bound is also one on ``‖|M_h|‖₂`` and ``norm2_upper(|M|)`` is the same.
 
     Parameters
     ----------
     M : (h, p, q) float64 array
         The stack.
+    absolute : (h, p, q) float64 array, optional
+        ``|M|`` if the caller has it already (not recomputed; used in place of M).
 
     Returns
     -------
@@ -144,12 +149,16 @@ def norm2_upper(M: np.ndarray) -> np.ndarray:
         return np.zeros(h)
     k = p * q
     with np.errstate(over="ignore", invalid="ignore"):
-        s = np.einsum("hij,hij->h", M, M)
+        A = np.abs(M) if absolute is None else absolute
+        # Σ m² as one dot product per slice and the column/row sums of |M| as products with 𝟙 (BLAS:
+        # 3–4× faster than numpy's reductions on small slices; each a sum of rounded nonnegative terms
+        # in some order, which is all Lemma 2.2 and _sumsq_upper assume).
+        flat = A.reshape(h, 1, k)
+        s = np.matmul(flat, flat.transpose(0, 2, 1))[:, 0, 0]
         # Σ m² ≤ (fl(Σ m²) + 2kη)/(1 − γ_k) (fperror._sumsq_upper), each step rounded up.
         fro = up(np.sqrt(up(up(s + 2 * k * ETA) * _inv_one_minus_gamma_upper(k))))
-        A = np.abs(M)
-        n1 = np.max(_inflate(A.sum(axis=1), p), axis=1)
-        ninf = np.max(_inflate(A.sum(axis=2), q), axis=1)
+        n1 = np.max(_mv(A.transpose(0, 2, 1), np.ones((h, p))), axis=1)  # column sums, p terms each
+        ninf = np.max(_mv(A, np.ones((h, q))), axis=1)  # row sums, q terms each
         hoelder = up(np.sqrt(up(n1 * ninf)))
     out = np.minimum(fro, hoelder)
     return np.where(np.isfinite(out), out, _INF)
@@ -230,13 +239,51 @@ def abs_gram_norm2_upper(aX: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(out), out, _INF)
 
 
-def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
+def abs_symmetric_product_norm2_upper(aX: np.ndarray, d: np.ndarray | None) -> np.ndarray:
+    """Per-slice upper bounds on ``‖ |X| diag(|d|) |X|ᵀ ‖₂`` for a stack |X| (h, m, r): one chain.
+
+    N = |X| diag(|d|) |X|ᵀ is symmetric and nonnegative, so ``‖N‖₂ ≤ ‖N‖_∞ = max_i (|X|(|d| ∘
+    (|X|ᵀ𝟙)))_i`` (F4 with ‖N‖₁ = ‖N‖_∞), each product bounded upward by Lemma 2.2 — the same
+    vectors as the first chain of :func:`abs_product_norm2_upper` with Y = X, whose second chain
+    would repeat them, and never larger than its ``√(‖N‖₁‖N‖_∞)`` (proofs/enclosure.md §10).
+
+    Parameters
+    ----------
+    aX : (h, m, r) float64 array
+        |X| per slice (already taken).
+    d : (h, r) float64 array or None
+        The middle diagonal (its absolute value is taken); None for the identity.
+
+    Returns
+    -------
+    (h,) float64 array
+        ≥ ‖|X_h| diag(|d_h|) |X_h|ᵀ‖₂ per slice (+∞ after an overflow).
+
+    Examples
+    --------
+    >>> float(abs_symmetric_product_norm2_upper(np.ones((1, 2, 3)), np.array([[1.0, -2.0, 0.5]]))[0]) >= 7.0
+    True
+    """
+    h, m, r = aX.shape
+    if m == 0 or r == 0:
+        return np.zeros(h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = _mv(aX.transpose(0, 2, 1), np.ones((h, m)))  # ≥ |X|ᵀ𝟙
+        if d is not None:
+            c = _inflate(np.abs(d) * c, 1)
+        out = np.max(_mv(aX, c), axis=1)
+    return np.where(np.isfinite(out), out, _INF)
+
+
+def gram_deviation_upper(X: np.ndarray, absolute: np.ndarray | None = None) -> np.ndarray:
     """Per-slice upper bounds on ``‖X_hᵀX_h − I‖₂`` for a stack X (h, m, r) (Lemma 3.1).
 
     Parameters
     ----------
     X : ndarray (h, m, r)
         The stack of (near-)orthonormal factors.
+    absolute : ndarray (h, m, r), optional
+        ``|X|`` if the caller has it already (not recomputed).
 
     Returns
     -------
@@ -253,14 +300,15 @@ def gram_deviation_upper(X: np.ndarray) -> np.ndarray:
     dg = G[:, idx, idx]
     ok = np.all((dg >= 0.5) & (dg <= 2.0), axis=1)
     G[:, idx, idx] -= 1.0  # exact by Sterbenz where ok
-    aX = np.abs(X)
+    aX = np.abs(X) if absolute is None else absolute
     with np.errstate(over="ignore", invalid="ignore"):
         err = up(gamma_upper(m) * abs_gram_norm2_upper(aX))
-        out = up(up(norm2_upper(G) + err) + up(2.0 * m * r * ETA))
+        out = up(up(norm2_upper(G, np.abs(G, out=G)) + err) + up(2.0 * m * r * ETA))  # (G is a temporary)
     return np.where(ok & np.isfinite(out), out, _INF)
 
 
-def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: np.ndarray) -> np.ndarray:
+def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: np.ndarray,
+                        absolute: np.ndarray | None = None) -> np.ndarray:
     """Per-slice upper bounds on ``‖W_h − X_h diag(s_h) Y_hᵀ‖₂`` (Lemma 3.2).
 
     Parameters
@@ -271,6 +319,11 @@ def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: n
         With s = 𝟙 (a QR or Cholesky residual) V = fl(diag(s)Yᵀ) = Yᵀ exactly and
         Lemma 2.4's chain for ``|X||Y|ᵀ`` needs no diagonal step.
     Y : ndarray (h, n, r)
+        When ``Y is X`` (a Cholesky or eigen-residual ``W − X diag(s) Xᵀ``) the a-priori term's
+        ``|X||S||X|ᵀ`` is symmetric: one chain (:func:`abs_symmetric_product_norm2_upper`), never
+        larger than Lemma 2.4's two.
+    absolute : ndarray (h, m, r), optional
+        ``|X|`` if the caller has it already (not recomputed).
 
     Returns
     -------
@@ -283,13 +336,16 @@ def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: n
         V = Y.transpose(0, 2, 1) if s is None else s[:, :, None] * Y.transpose(0, 2, 1)
         R = np.matmul(X, V)
         np.subtract(W, R, out=R)
-        aX = np.abs(X)
-        apriori = up(gamma_upper(r + 1) * abs_product_norm2_upper(aX, s, np.abs(Y).transpose(0, 2, 1)))
-        maxrow = np.max(_inflate(aX.sum(axis=2), r), axis=1) if r else np.zeros(h)
+        aX = np.abs(X) if absolute is None else absolute
+        if Y is X:
+            apriori = up(gamma_upper(r + 1) * abs_symmetric_product_norm2_upper(aX, s))
+        else:
+            apriori = up(gamma_upper(r + 1) * abs_product_norm2_upper(aX, s, np.abs(Y).transpose(0, 2, 1)))
+        maxrow = np.max(_mv(aX, np.ones((h, r))), axis=1) if r else np.zeros(h)  # ≥ max_i Σ_l |x_il|
         # (4r + 4·max row sum + 4)·η·√(mn), each operation rounded up.
         c = up(up(4.0 * r + 4.0) + up(4.0 * maxrow))
         under = up(up(c * ETA) * up(np.sqrt(float(m * n))))
-        main = up((1.0 + 2.0 * UNIT_ROUNDOFF) * norm2_upper(R))
+        main = up((1.0 + 2.0 * UNIT_ROUNDOFF) * norm2_upper(R, np.abs(R, out=R)))  # (R̂ is a temporary)
         out = up(up(main + apriori) + under)
     # A non-finite entry of R makes norm2_upper(R) non-finite (its Σr² is ±∞ or NaN), hence `out`.
     return np.where(np.isfinite(out), out, _INF)

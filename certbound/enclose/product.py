@@ -795,8 +795,9 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
         except np.linalg.LinAlgError:
             return out, n21, finite
         ok &= np.all(np.isfinite(lam), axis=1) & np.all(np.isfinite(U.reshape(h, -1)), axis=1)
-        alU = _stacked.gram_deviation_upper(U)  # ≥ ‖UᵀU − I‖₂ (Lemma 3.1)
-        e = _stacked.residual_norm_upper(M, U, lam, U)  # ≥ ‖M̂ − UΛUᵀ‖₂ (Lemma 3.2, s = λ)
+        aU = np.abs(U)
+        alU = _stacked.gram_deviation_upper(U, aU)  # ≥ ‖UᵀU − I‖₂ (Lemma 3.1)
+        e = _stacked.residual_norm_upper(M, U, lam, U, aU)  # ≥ ‖M̂ − UΛUᵀ‖₂ (Lemma 3.2, s = λ; symmetric chain)
         c = up(up(beta + e) + eps)
         ok &= (alU < 1) & np.isfinite(c)
         # Lemma G.4 for every head at once: c̄ ≥ β + e + ε, g⁺ ≥ 1 + α, 0 ≤ g⁻ ≤ 1 − α (Lemma 10.1).
@@ -935,17 +936,18 @@ def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.nd
         errB = up(up(_stacked.gamma_upper(n) * nKB) + _gram_underflow_upper(n, d))  # ≥ ‖BᵀB − Ĝ_B‖₂
         Lt = L.transpose(0, 2, 1)
         M = np.matmul(np.matmul(Lt, GA), L)
+        aL = np.abs(L)  # |L| once, for nL, N and the Cholesky residual
         # β = γ_{2d}N + ‖L‖₂²‖AᵀA − Ĝ_A‖₂ + 2d²η(1 + 2‖|L|‖₂), N ≥ ‖|L|ᵀ|Ĝ_A||L|‖₂
-        nL = _stacked.norm2_upper(L)  # Lemma 2.3 (min(Frobenius, Hölder)) reads |L| only: ≥ ‖|L|‖₂ too
-        N = _abs_congruence_norm_upper(np.abs(Lt), GA)
+        nL = _stacked.norm2_upper(L, aL)  # Lemma 2.3 (min(Frobenius, Hölder)) reads |L| only: ≥ ‖|L|‖₂ too
+        N = _abs_congruence_norm_upper(aL.transpose(0, 2, 1), GA)
         under = up(_core_underflow_upper(d, d, d) * up(1.0 + 2.0 * nL))
         beta = up(up(up(_stacked.gamma_upper(2 * d) * N) + up(up(nL * nL) * errA)) + under)
         # ε = (‖Ĝ_A‖₂ + ‖AᵀA − Ĝ_A‖₂)(‖BᵀB − Ĝ_B‖₂ + ‖Ĝ_B − LLᵀ‖₂)
-        eRR = _stacked.residual_norm_upper(GB, L, None, L)
+        eRR = _stacked.residual_norm_upper(GB, L, None, L, aL)  # (Y is X: the symmetric chain, §10)
         # ‖Ĝ_A‖₂ ≤ √(‖Ĝ_A‖₁‖Ĝ_A‖_∞) (F4; Lemma 2.2 for the sums), the roots taken first: no overflow below 2¹⁰²⁴
         aG = np.abs(GA)
-        n1 = np.max(fperror._inflate(aG.sum(axis=1), d), axis=1)
-        ninf = np.max(fperror._inflate(aG.sum(axis=2), d), axis=1)
+        n1 = np.max(_stacked._mv(aG.transpose(0, 2, 1), np.ones((h, d))), axis=1)  # column sums (Lemma 2.2)
+        ninf = np.max(_stacked._mv(aG, np.ones((h, d))), axis=1)  # row sums
         nGA = up(up(np.sqrt(n1)) * up(np.sqrt(ninf)))
         eps = up(up(nGA + errA) * up(errB + eRR))
     ok &= np.isfinite(beta) & np.isfinite(eps) & np.all(np.isfinite(M.reshape(h, -1)), axis=1)
