@@ -293,7 +293,7 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
         held[0] = 0
         if not batch:
             return
-        facs = [tuple(as_exact_float64_matrix(f, n) for f, n in zip(m.factors, "AB")) for m in batch]
+        facs = [(_kernel_factor(m.factors[0], "A"), _kernel_factor(m.factors[1], "B")) for m in batch]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if norms_21 is None:
@@ -331,6 +331,33 @@ def enclose_theory_matrices(ms: Iterable[Any], mode: str = "auto", *, skip_share
             enc = enclose_singular_values(m.dense, mode=mode)
         yield m, enc, None, [str(w.message) for w in caught]
     yield from flush()
+
+
+def _kernel_factor(F: Any, name: str) -> Any:
+    """A factor as the kernel takes it: a C-contiguous 2-D float64 ndarray as it is, anything else converted once.
+
+    The product kernel takes such an array unconverted and rejects NaN/Inf
+    entries itself before it returns (its Gram diagonals or
+    :func:`~certbound.enclose._input.as_exact_float64_matrix`'s check), so
+    checking it here too would be a second pass over every factor; any other
+    factor (a strided float32 view of a stored tensor, say) is converted here
+    once, with all the checks, rather than in each consumer.
+
+    Parameters
+    ----------
+    F : array_like
+        A factor of a per-head product.
+    name : str
+        ``"A"`` or ``"B"``, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        C-contiguous float64, equal to F entry by entry.
+    """
+    if type(F) is np.ndarray and F.dtype == np.float64 and F.ndim == 2 and F.flags.c_contiguous:
+        return F
+    return as_exact_float64_matrix(F, name)
 
 
 def _record(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], include_sigma: bool,
