@@ -232,7 +232,8 @@ def any_tiny_nonzero(W: np.ndarray, threshold: float) -> bool:
     return False
 
 
-def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False) -> tuple[np.ndarray, int, bool]:
+def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False,
+                         amax: float | None = None) -> tuple[np.ndarray, int, bool]:
     """Scale W by 2^k so that ``max|W·2^k| ∈ [1, 2)``.
 
     Returns ``(Ws, k, exact)``; ``exact`` is False when scaling down rounded
@@ -247,6 +248,8 @@ def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False) -> tuple[np.nd
         A finite float64 matrix.
     inplace : bool
         Multiply W itself (only for an array the caller owns).
+    amax : float, optional
+        ``max(W.max(), -W.min())`` if the caller has already read it (else read here).
 
     Returns
     -------
@@ -264,7 +267,8 @@ def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False) -> tuple[np.nd
     """
     if W.size == 0:
         return W, 0, True
-    amax = max(float(W.max()), -float(W.min()))  # no |W| copy on the hot path
+    if amax is None:
+        amax = max(float(W.max()), -float(W.min()))  # no |W| copy on the hot path
     if amax == 0.0:
         return W, 0, True
     k = -(math.frexp(amax)[1] - 1)  # frexp: amax = f·2^e with f ∈ [1/2, 1)

@@ -851,9 +851,13 @@ def _column_sumsq_bounds(M: np.ndarray, abs_err: np.ndarray | None = None) -> tu
     With ``v = fl(Σᵢ mᵢⱼ²)``: ``exact ≤ (v + 2kη)/(1−γ_k)`` and
     ``exact ≥ (v − 2kη)/(1+γ_k)`` (proofs/enclosure.md §2, Lemma 2.2).
     """
-    k = M.shape[0]
     with np.errstate(over="ignore"):
         v = np.einsum("ij,ij->j", M, M)
+    return _sumsq_bounds_of(v, M.shape[0])
+
+
+def _sumsq_bounds_of(v: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_column_sumsq_bounds` from the float sums ``v = fl(Σ mᵢⱼ²)`` of k squares each (any order)."""
     hi = fperror._inflate(v, k)
     g = 2.0 * (k + 2) * fperror.UNIT_ROUNDOFF
     lo = np.maximum((v - 2.0 * (k + 2) * fperror.ETA) * (1.0 - g) * (1.0 - 2.0**-52), 0.0)
@@ -897,18 +901,149 @@ def norm_21(W: Any) -> arb:
     >>> norm_21(np.array([[3e300], [4e300]])).contains(arb(5e300))
     True
     """
-    W, _, owned = exact_float64_operand(W, allow_transpose=False)
-    m, n = W.shape
-    if W.size == 0:
+    X, transposed, owned, amax = _norm_operand(W)
+    m, n = X.shape[::-1] if transposed else X.shape
+    if X.size == 0:
         return arb(0)
-    Ws, k, exact = power_of_two_scaling(W, inplace=owned)  # a conversion copy is scaled in place
-    bounds = _column_sumsq_bounds(Ws)
+    v, k, exact = _scaled_column_sumsq(X, transposed, owned, amax)
+    bounds = _sumsq_bounds_of(v, m)
     # W = 0 read off the column sums, not by a pass over W: if W ≠ 0 then max|Ws| ∈ [1, 2), so its column's
     # fl(Σ w²) ≥ 1 and that lower bound is > 0; if W = 0 every lower bound is 0.
     if not bounds[0].any():
         return arb(0)
-    out = _norm21_from_columns(Ws, None, bounds)
+    out = _norm21_from_columns(X, None, bounds)
     return _scaled_back(out, k, arb(0) if exact else arb(n) * arb(m).sqrt(), "norm_21")
+
+
+#: Entries per row block of :func:`_scaled_column_sumsq` (1 MiB of float64: a block stays in cache
+#: between its scaling, its squares and their sum).
+_SUMSQ_BLOCK_ENTRIES = 1 << 17
+#: Entries per transposing copy of :func:`_row_sums_in_order` (128 KiB).
+_TRANSPOSE_BLOCK_ENTRIES = 1 << 14
+
+
+def _scaled_column_sumsq(X: np.ndarray, transposed: bool, owned: bool,
+                         amax: float | None) -> tuple[np.ndarray, int, bool]:
+    """``(v, k, exact)``: v = ``fl(Σᵢ (2ᵏwᵢⱼ)²)`` per column j of W, summed over i in order; the scaling's k and flag.
+
+    ``X`` is W (``transposed`` False) or Wᵀ (True), C-contiguous. The floats
+    are those that ``np.einsum("ij,ij->j", Ws, Ws)`` gives on the scaled
+    C-ordered matrix ``Ws, k, exact = power_of_two_scaling(W)``, which is what
+    :func:`norm_21` computed before (for two or more columns einsum adds the
+    squares row after row, as this function does; one column takes einsum
+    itself), but in one pass over X by row blocks instead of a scaled
+    C-ordered copy of all of W and a second pass over it: each block is
+    scaled by the same 2ᵏ (k comes from ``amax`` alone) and squared, and its
+    squares are added in the order of i: for W, to the running column sums
+    row after row (the running sums folded into the block's first row, then
+    ``np.add.reduce`` down the rows); for Wᵀ, whose rows are W's columns,
+    along each row from left to right (:func:`_row_sums_in_order`). A
+    Fortran-ordered W so needs no C-ordered copy. ``exact`` is the AND of the blocks' flags, i.e.
+    no entry of W became subnormal (proofs/enclosure.md §8, "Scaled entrywise
+    norms"). Any order of the additions would be sound (Lemma 2.2); this one
+    keeps the floats, hence the ball, of the whole-matrix form.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        W or Wᵀ: finite C-contiguous float64, nonempty (W with two or more
+        rows and columns when ``transposed``).
+    transposed : bool
+        X is Wᵀ.
+    owned : bool
+        X is the caller's own copy (scaled and squared in place).
+    amax : float or None
+        ``max(X.max(), −X.min())`` if already read.
+
+    Returns
+    -------
+    tuple
+        ``(v, k, exact)``, v of length W's number of columns.
+    """
+    rows, cols = X.shape
+    if cols == 1 and not transposed:
+        # One column: einsum's own loop (a dot product with several accumulators), on the scaled copy as before.
+        Xs, k, exact = power_of_two_scaling(X, inplace=owned, amax=amax)
+        with np.errstate(over="ignore"):
+            return np.einsum("ij,ij->j", Xs, Xs), k, exact
+    if amax is None:
+        amax = max(float(X.max()), -float(X.min()))
+    step = max(1, _SUMSQ_BLOCK_ENTRIES // cols)
+    v: np.ndarray | None = None
+    parts: list[np.ndarray] = []
+    k, exact = 0, True
+    with np.errstate(over="ignore"):
+        for i in range(0, rows, step):
+            block = X[i:i + step]
+            scaled, k, block_exact = power_of_two_scaling(block, inplace=owned, amax=amax)
+            exact = exact and block_exact
+            if scaled is not block or (owned and block.flags.writeable):
+                sq = np.multiply(scaled, scaled, out=scaled)  # a fresh scaled block, or the caller's copy
+            else:
+                sq = block * block
+            if transposed:
+                parts.append(_row_sums_in_order(sq))
+                continue
+            if v is not None:
+                sq[0] += v
+            v = np.add.reduce(sq, axis=0)
+    if transposed:
+        return np.concatenate(parts), k, exact
+    assert v is not None
+    return v, k, exact
+
+
+def _row_sums_in_order(S: np.ndarray) -> np.ndarray:
+    """Each row's sum ``(…(s₀ + s₁) + …) + s_last`` (left to right), for a C-contiguous 2-D array.
+
+    By column blocks of the transpose (cache-sized transposing copies), added
+    with ``np.add.reduce`` down their rows, which for a C-contiguous array of two
+    or more columns adds row after row; the running sums are folded into each
+    block's first row. One row is summed by ``np.add.accumulate`` (a running sum).
+    """
+    r, c = S.shape
+    if r == 1:
+        # One row: np.add.reduce would sum it as a vector, with several accumulators; a running sum is in order.
+        return np.add.accumulate(S[0])[-1:]
+    step = max(1, _TRANSPOSE_BLOCK_ENTRIES // r)
+    v: np.ndarray | None = None
+    for j in range(0, c, step):
+        T = np.ascontiguousarray(S[:, j:j + step].T)
+        if v is not None:
+            T[0] += v
+        v = np.add.reduce(T, axis=0)
+    assert v is not None
+    return v
+
+
+def _norm_operand(W: Any) -> tuple[np.ndarray, bool, bool, float | None]:
+    """``(X, transposed, owned, amax)`` for :func:`norm_21`: X = W, or Wᵀ, exact C-contiguous float64.
+
+    A float64 ndarray that is C-contiguous (X = W) or, with two or more rows
+    and columns, Fortran-contiguous (X = Wᵀ, a view: ``transposed`` True) is
+    used as it is, not copied, and its finiteness is read off ``X.max()``
+    and ``X.min()``, the read that the scaling needs anyway (returned as
+    ``amax = max(X.max(), −X.min())``): both reductions return NaN if some
+    entry is NaN, and an infinite entry makes one of them infinite, so both
+    are finite exactly when every entry is (proofs/enclosure.md §8, "Scaled
+    entrywise norms"); a non-finite one is reported by
+    :func:`~certbound.enclose._input.as_exact_float64_matrix` with its usual
+    message. Any other input goes through
+    :func:`~certbound.enclose._input.exact_float64_operand` (a C-ordered
+    exact copy or W itself; ``amax`` None).
+    """
+    if type(W) is np.ndarray and W.dtype == np.float64 and W.ndim == 2:
+        X = W if W.flags.c_contiguous else W.T if W.flags.f_contiguous and min(W.shape) >= 2 else None
+        if X is not None:
+            if not X.size:
+                return X, X is not W, False, None
+            hi, lo = float(X.max()), float(X.min())
+            if not (math.isfinite(hi) and math.isfinite(lo)):
+                as_exact_float64_matrix(W)  # raises ValueError naming the first NaN/Inf entry
+                raise AssertionError("norm_21: a non-finite max or min of finite entries")  # pragma: no cover
+            return X, X is not W, False, max(hi, -lo)
+    X, _, owned = exact_float64_operand(W, allow_transpose=False)
+    return X, False, owned, None
 
 
 def _scaled_back(out: arb, k: int, perturbation_quanta: arb, what: str, warn: bool = True) -> arb:
