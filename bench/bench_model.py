@@ -79,7 +79,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from certbound._commands._options import DeprecatedAlias
+from _bench_options import DeprecatedAlias  # bench/ is sys.path[0] when the script runs
 
 _PS = ["0.5", "1", "2"]
 
