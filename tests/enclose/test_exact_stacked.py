@@ -111,3 +111,90 @@ def test_stacked_residual_when_the_computed_residual_is_zero():
         e = _stacked.residual_norm_upper(W, X, s, Y)
         for j in range(h):
             assert np.isfinite(e[j]) and norm_at_most(residual(W[j], X[j], s[j], Y[j]), _ub(e[j]))
+
+
+# ---------------------------------------------------------------- session 6: Y is X (one symmetric chain), |X| passed in
+
+
+def _sym_case(rng, m, r):
+    """(W, X, s): W symmetric-ish m×m, X m×r, s real or None; the kinds of Cholesky / eigen-residuals."""
+    X = _factor(rng, m, r) if rng.random() < 0.6 else _orthonormal(rng, m, r)
+    s = None if rng.random() < 0.3 else rng.standard_normal(r) * 2.0 ** float(rng.choice([0, -500, -1060, 200, 400]))
+    if s is not None and rng.random() < 0.2:
+        s[rng.integers(0, r)] = float(rng.choice([0.0, -0.0, 5e-324]))
+    how = int(rng.integers(0, 3))
+    with np.errstate(all="ignore"):
+        S = np.ones(r) if s is None else s
+        if how == 0:  # the kernel's own product: computed residual 0, the a-priori chain carries it all
+            W = np.matmul(X, S[:, None] * X.T)
+        elif how == 1:
+            A = rng.standard_normal((m, m))
+            W = A + A.T
+        else:  # same-sign data: the roundings add up
+            X = np.abs(X)
+            S = np.abs(S)
+            s = None if s is None else S
+            W = np.matmul(X, S[:, None] * X.T)
+    return np.asarray(W, dtype=float), np.asarray(X, dtype=float), s
+
+
+def _check_symmetric_chain(seed: int, stacks: int) -> int:
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(stacks):
+        h = int(rng.integers(1, 5))
+        m, r = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        with_s = rng.random() < 0.7
+        cases = []
+        while len(cases) < h:
+            W, X, s = _sym_case(rng, m, r)
+            if (s is None) == with_s:
+                continue
+            cases.append((W, X, s))
+        W = np.stack([c[0] for c in cases])
+        X = np.stack([c[1] for c in cases])
+        s = np.stack([c[2] for c in cases]) if with_s else None
+        aX = np.abs(X)
+        e_sym = _stacked.residual_norm_upper(W, X, s, X, aX)  # Y is X: the one-chain path
+        p = _stacked.abs_symmetric_product_norm2_upper(aX, s)
+        n_abs = _stacked.norm2_upper(X, aX)
+        for j in range(h):
+            sj = np.ones(r) if s is None else s[j]
+            if _ub(e_sym[j]) is not None:
+                assert norm_at_most(residual(W[j], X[j], sj, X[j]), _ub(e_sym[j])), (
+                    "residual_norm_upper(W, X, s, X)", W[j].tolist(), X[j].tolist(), sj.tolist())
+                checked += 1
+            if _ub(p[j]) is not None:
+                aS = [[abs(x) if i == k else Fraction(0) for k in range(r)] for i, x in enumerate(fractions_of(sj))]
+                N = matmul(matmul(_abs_fr(X[j]), aS), transpose(_abs_fr(X[j])))
+                assert symmetric_norm_at_most(N, _ub(p[j])), ("abs_symmetric_product_norm2_upper", X[j].tolist())
+            if _ub(n_abs[j]) is not None:
+                assert norm_at_most(fractions_of(X[j]), _ub(n_abs[j])), ("norm2_upper(X, |X|)", X[j].tolist())
+                assert norm_at_most(_abs_fr(X[j]), _ub(n_abs[j])), ("norm2_upper(X, |X|) ≥ ‖|X|‖₂", X[j].tolist())
+    return checked
+
+
+def test_stacked_symmetric_residual_chain_exact():
+    assert _check_symmetric_chain(621, 25) > 25
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_stacked_symmetric_residual_chain_exact_sweep(seed):
+    _check_symmetric_chain(6100 + seed, 1500)
+
+
+def test_stacked_symmetric_chain_refuses_non_finite_slices():
+    rng = np.random.default_rng(622)
+    X = np.stack([_orthonormal(rng, 5, 3) for _ in range(4)])
+    s = rng.standard_normal((4, 3))
+    with np.errstate(all="ignore"):
+        W = np.matmul(X, s[:, :, None] * X.transpose(0, 2, 1))
+    X[1, 2, 0], W[2, 0, 4], s[3, 1] = np.nan, np.inf, np.inf
+    e = _stacked.residual_norm_upper(W, X, s, X, np.abs(X))
+    assert np.isfinite(e[0]) and not np.any(np.isfinite(e[1:])), e.tolist()
+    p = _stacked.abs_symmetric_product_norm2_upper(np.abs(X), s)
+    assert np.isfinite(p[0]) and not np.isfinite(p[1]) and not np.isfinite(p[3]), p.tolist()
+    # empty shapes
+    assert _stacked.abs_symmetric_product_norm2_upper(np.zeros((2, 0, 3)), None).tolist() == [0.0, 0.0]
+    assert _stacked.abs_symmetric_product_norm2_upper(np.zeros((2, 3, 0)), np.zeros((2, 0))).tolist() == [0.0, 0.0]
