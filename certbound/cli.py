@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
         The parser (each sub-parser's defaults carry its ``run`` function and flag names).
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["spectrum", "all-MiniLM-L6-v2", "--layers", "0-1"])
+    >>> args.command, args.model, args.layers, args.spectrum_mode, args._flags["spectrum_mode"]
+    ('spectrum', 'all-MiniLM-L6-v2', '0-1', 'auto', '--spectrum-mode')
     """
     from certbound._version import __version__
 
@@ -116,6 +122,19 @@ def check_file_options(args: argparse.Namespace) -> None:
     OSError or ValueError
         Naming the option, for a missing input, an unwritable output, one file given twice, or two
         outputs to stdout (`-`).
+
+    Examples
+    --------
+    >>> ok = argparse.Namespace(config=None, json_path="-", latex_path="out.tex")
+    >>> check_file_options(ok)
+    >>> check_file_options(argparse.Namespace(mapping="no-such-mapping.json"))
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: --mapping: 'no-such-mapping.json': no such file
+    >>> check_file_options(argparse.Namespace(json_path="-", csv_path="-"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --json and --csv both write to stdout ('-'): give one of them a file name
     """
     for dest, flag in INPUT_FILE_OPTIONS.items():
         path = getattr(args, dest, None)
@@ -187,6 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success, 2 for a usage or input error (message on stderr), 130 on Ctrl-C, 141 on a closed pipe.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     main(["bound", "no-such-model", "--n", "1e6", "--delta", "1.5"])
+    2
+    >>> print(err.getvalue().strip())
+    certbound bound: error: --delta must lie in (0, 1), got 1.5
     """
     parser = build_parser()
     try:

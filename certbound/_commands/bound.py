@@ -118,6 +118,15 @@ def settings_from_args(args: argparse.Namespace) -> BoundSettings:
     -------
     BoundSettings
         The same options as library keywords.
+
+    Examples
+    --------
+    >>> from certbound.cli import build_parser
+    >>> args = build_parser().parse_args(["bound", "MODEL", "--n", "1e6", "--delta", "0.01", "--residual",
+    ...                                   "--no-logit-scale", "--spectrum-mode", "fast"])
+    >>> s = settings_from_args(args)
+    >>> s.residual, s.logit_scale, s.spectrum_mode, s.mode
+    (True, False, 'fast', 'posthoc')
     """
     return BoundSettings(
         seq_len=args.seq_len, loss_bound=args.loss_bound, loss_lipschitz=args.loss_lipschitz,

@@ -101,6 +101,18 @@ def summary_rows(name: str, kind: str, results: Sequence[ProxyResult], digits: i
     -------
     list of list
         One row per result.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from certbound.ball import upper_fraction
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> res = paper_proxies(random_init_quantities(1, 8, num_heads=2, d_ff=16))  # 1 layer, 2 heads
+    >>> row = summary_rows("init", "random-init", [res], digits=3)[0]
+    >>> row[:6], row[-1]
+    (['init', 'random-init', 1, 8, 2, 'paper'], 6)
+    >>> Fraction(row[6]) >= upper_fraction(res.B_ours), len(row[6].replace(".", "").lstrip("0")) <= 3
+    (True, True)
     """
     rows = []
     for r in results:
@@ -128,6 +140,16 @@ def summary_latex(entries: Sequence[tuple[str, str, ProxyResult]], digits: int =
     -------
     str
         The LaTeX table.
+
+    Examples
+    --------
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> res = paper_proxies(random_init_quantities(1, 8, num_heads=2, d_ff=16))  # 1 layer, 2 heads
+    >>> tex = summary_latex([("init", "random-init", res)], caption="Proxies", label="tab:p")
+    >>> print(tex.splitlines()[0])
+    \\begin{table}[htbp]
+    >>> "\\\\label{tab:p}" in tex, "random-init" in tex
+    (True, True)
     """
     rows = []
     for name, kind, r in entries:
@@ -163,6 +185,17 @@ def matrices_csv_rows(name: str, r: ProxyResult, digits: int = 17) -> list[list[
     -------
     list of list
         One row per matrix.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> res = paper_proxies(random_init_quantities(1, 8, num_heads=2, d_ff=16))  # 1 layer, 2 heads
+    >>> rows = matrices_csv_rows("init", res)
+    >>> sorted(r[4] for r in rows), {r[2] for r in rows}
+    (['M_in', 'M_out', 'QK', 'QK', 'VO', 'VO'], {0})
+    >>> all(Fraction(r[i]) <= Fraction(r[i + 1]) for r in rows for i in (9, 11, 13, 15))  # lower <= upper
+    True
     """
     rows = []
     for m in r.matrices:
@@ -194,6 +227,14 @@ def proxies_json(info: dict[str, Any], results: Sequence[ProxyResult], *, full_g
     -------
     dict
         The ``certbound proxies --json`` document.
+
+    Examples
+    --------
+    >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
+    >>> res = paper_proxies(random_init_quantities(1, 8, num_heads=2, d_ff=16))  # 1 layer, 2 heads
+    >>> doc = proxies_json({"architecture": "bert"}, [res], full_grid=False)
+    >>> doc["variant"], doc["model"], len(doc["matrices"])
+    ('paper', {'architecture': 'bert'}, 6)
     """
     return ProxiesReport(info, {r.variant: r for r in results}).to_json(full_grid=full_grid, digits=digits)
 

@@ -94,6 +94,22 @@ def format_report_table(report: dict[str, Any]) -> str:
     -------
     str
         The table text.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from certbound.ball import upper_fraction, ball_from_json
+    >>> from certbound.models import demo_checkpoint_path
+    >>> from certbound.pipeline import spectrum_run
+    >>> report = spectrum_run(demo_checkpoint_path(), include_sigma=False).report()
+    >>> lines = format_report_table(report).splitlines()
+    >>> header = next(i for i, line in enumerate(lines) if line.startswith("layer"))
+    >>> rows = lines[header + 2:header + 2 + len(report["matrices"])]
+    >>> [row.split()[2] for row in rows]
+    ['QK', 'VO', 'M_in', 'M_out', 'readout']
+    >>> all(Fraction(row.split()[4]) >= upper_fraction(ball_from_json(r["spectral_norm"]))  # rounded up
+    ...     for row, r in zip(rows, report["matrices"]))
+    True
     """
     ps = report["options"]["p"]
     header = ["layer", "head", "type", "shape", "sigma1<=", "fro<=", *[f"S_{p}<=" for p in ps], "rank"]

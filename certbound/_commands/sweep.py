@@ -131,6 +131,22 @@ def claims_check(runs: Sequence[Any], variant: str = "paper") -> list[str]:
     -------
     list of str
         One statement per claim, each saying "holds" or "FAILS".
+
+    Examples
+    --------
+    >>> from certbound.pipeline import run_sweep
+    >>> runs = run_sweep([], grid_L=(1, 2), grid_N=(8, 16))  # the random-init control only
+    >>> lines = claims_check(runs)
+    >>> all(("holds" in line) != ("FAILS" in line) for line in lines if not line.startswith("note"))
+    True
+    >>> r = {x.name: x for x in runs}  # growth in L at N = 8, from the runs' certified upper ends
+    >>> g_ours = r["random L=2 N=8"].upper("B_ours") / r["random L=1 N=8"].upper("B_ours")
+    >>> g_edelman = r["random L=2 N=8"].upper("B_edelman") / r["random L=1 N=8"].upper("B_edelman")
+    >>> first = lines[0]
+    >>> first.startswith("[random-init] growth in L (N=8)"), f"B_ours x{g_ours:.3g}" in first
+    (True, True)
+    >>> first.endswith("holds") == (g_ours < g_edelman)
+    True
     """
     lines = []
     for key, kinds in (("L", ("random-init", "prefix")), ("N", ("random-init",))):
