@@ -16,7 +16,8 @@ What the data are is always labelled:
 * ``random-init`` — untrained weights with i.i.d. N(0, 0.02²) entries in the
   BERT-Miniature shapes (the control).
 
-matplotlib is imported lazily (``pip install certbound[plot]``).
+matplotlib is imported lazily (the ``plot`` extra: ``pip install 'certbound[plot]'``, from a checkout
+``pip install -e '.[plot]'``).
 
 >>> from certbound.report.figures import FIGURE_KINDS
 >>> "trained" in FIGURE_KINDS
