@@ -125,11 +125,11 @@ def test_alpha_by_block_columns_refuses_non_finite_factors():
 class _SnapToIdentityNumpy:
     """numpy, except ``matmul(a, b, out)`` is a legal but hostile BLAS for Gram blocks XᵀX.
 
-    Each entry is the float nearest to the point of [p − 0.4γ_k|a||b|, p + 0.4γ_k|a||b|] (p the
-    exact dot product, k the inner length) closest to ``share`` on "diagonal" entries (column i of a
-    equal to column j of b as vectors) and to 0 elsewhere: within Lemma 2.1's γ_k|a|ᵀ|b| + kη for
-    k ≥ 2 (the clip moves ≤ 0.4γ_k|a|ᵀ|b|, the rounding ≤ u(1 + 0.4γ_k)|a|ᵀ|b| + η/2 ≤ 0.6γ_k|a|ᵀ|b| + η).
-    For k = 1 it returns the correctly rounded product.
+    Each entry is the float nearest to the point of [p − cγ_k|a||b|, p + cγ_k|a||b|] (p the exact
+    dot product, k the inner length, c = (k − 1.5)/k) closest to ``share`` on "diagonal" entries
+    (column i of a equal to column j of b as vectors) and to 0 elsewhere: within Lemma 2.1's
+    γ_k|a|ᵀ|b| + kη for k ≥ 2 (the clip moves ≤ cγ_k|a|ᵀ|b|, the rounding ≤ u(1 + cγ_k)|a|ᵀ|b| + η/2
+    ≤ 1.5u|a|ᵀ|b| + η/2 ≤ (1 − c)γ_k|a|ᵀ|b| + kη). For k = 1 it returns the correctly rounded product.
     """
 
     def __init__(self, share: Fraction):
@@ -146,7 +146,7 @@ class _SnapToIdentityNumpy:
             af, bf = fractions_of(a), fractions_of(b)
             P = matmul(af, bf)
             N = matmul([[abs(x) for x in row] for row in af], [[abs(x) for x in row] for row in bf])
-            g = Fraction(2, 5) * _gamma(k)
+            g = Fraction(2 * k - 3, 2 * k) * _gamma(k)
             bT = np.asarray(b).T
             r = np.empty((a.shape[0], b.shape[1]))
             for i in range(a.shape[0]):
@@ -172,8 +172,8 @@ def test_alpha_by_block_columns_under_a_hostile_legal_blas(monkeypatch):
         Q = np.linalg.qr(rng.standard_normal((m, m)))[0][:, :r]
         if rng.random() < 0.5:  # every column in one chunk only: |X|ᵀ|X| diagonal, the γ term exactly what is hidden
             Q = np.eye(m)[:, rng.permutation(m)[:r]]
-        # inflate so that XᵀX − I ≈ 0.3γ_b on the diagonal: hidden by the hostile BLAS
-        X = Q * (1 + 0.15 * min(b, m) * 2.0**-53)
+        # inflate so that XᵀX − I ≈ 0.8γ_k on the diagonal (k the GEMMs' inner length): hidden by the hostile BLAS
+        X = Q * (1 + 0.4 * (min(b, m) - 1.5) * 2.0**-53)
         monkeypatch.setattr(fperror, "np", _SnapToIdentityNumpy(Fraction(1, q)))
         G = fperror._gram_block_columns(X, b, nb)
         B = upper_fraction(_alpha(X, b, nb))
