@@ -183,3 +183,15 @@ Proof.
   - exact format_1.
   - lra.
 Qed.
+
+(** F5 ([enclosure.md] §9, [external-facts.md] §FP4, Higham Thm 2.5): for
+    binary64 floats [x], [y] with [y/2 <= x <= 2y], [x - y] is a float, so
+    the computed difference is exact (Flocq's [sterbenz], gradual underflow
+    included).  [gram_diagonal_shift_exact] above is the case [y = 1]. *)
+Theorem f5_sterbenz :
+  forall x y, format x -> format y -> y / 2 <= x <= 2 * y -> format (x - y) /\ fl (x - y) = x - y.
+Proof.
+  intros x y Hx Hy Hr.
+  assert (Hf : format (x - y)) by (apply sterbenz; auto with typeclass_instances).
+  split; [exact Hf | apply fl_exact, Hf].
+Qed.

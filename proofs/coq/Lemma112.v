@@ -1,6 +1,9 @@
-(** * Lemma 11.2 (Theorem G for a product): the code's float steps
+(** * Lemma 11.2 (Theorem G for a product): the code's float steps, the proof's steps (a)-(c), the whole lemma
 
-    Backs [proofs/enclosure.md] §11 Lemma 11.2, *Evaluation*; code:
+    Backs [proofs/enclosure.md] §11 Lemma 11.2 (its proof and its
+    *Evaluation*; the second part of this file, after the float steps:
+    steps (a)-(c) [lemma_11_2_congruence], the lemma [lemma_11_2_matrix]
+    and the composition [certify_stack_theorem_g_sound]); code:
     [certbound/enclose/product.py] ([_certify_stack_theorem_g],
     [_congruence_core], [_abs_congruence_norm_upper],
     [_grams_and_abs_gram_norms] with [chain=False]).  The matrix-level
@@ -47,7 +50,8 @@
 
 From Coq Require Import Reals Psatz List Permutation.
 From Flocq Require Import Core Mult_error.
-From Certbound Require Import FPModel Summation DotProduct FastCertificate MatvecChain NormBounds OneStep ResidualEntry.
+From Certbound Require Import FPModel Summation DotProduct FastCertificate MatvecChain NormBounds OneStep ResidualEntry
+  TheoremG TheoremGFloat TheoremGT.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -502,3 +506,386 @@ Proof.
   - apply step_up, Rle_refl.
   - split; [apply Rmax_r|]. apply Rmax_lub; [apply step_down, Rle_refl | lra].
 Qed.
+
+(** * Steps (a)-(c) of Lemma 11.2's proof, and the whole lemma
+
+    The matrix facts are named hypotheses on an eigenvalue function [eig]
+    ([eig n M i]: the [i]-th largest eigenvalue, from 0, of the symmetric
+    [n x n] matrix [M]; the libraries at hand have no spectral theorem):
+    - [weyl] (F2): [|lambda_i(X) - lambda_i(Y)| <= ||X - Y||_2] for symmetric [X], [Y];
+    - [gram_swap]: [Z Z^T] and [Z^T Z] ([Z] is [p x q]) have the same [i]-th
+      eigenvalue for [i < min(p, q)] (both are [sigma_i(Z)^2]);
+    - [gram_psd]: the eigenvalues of [Z Z^T] are [>= 0];
+    - [eig_idm], [eig_sorted], [eig_diag]: the identity's eigenvalues are 1,
+      they are sorted, a diagonal matrix's are its entries sorted descending;
+    - [ostrowski] (Lemma G.0 of [enclosure-gram.md]).
+    With these, (a)-(c) are PROVED ([lemma_11_2_congruence]): the prose's
+    PSD square root [G_A^(1/2)] is replaced by [A] itself
+    ([(A B^T)^T (A B^T)] and [A G_B A^T] share their first [d] eigenvalues,
+    [A L L^T A^T = (A L)(A L)^T] and [(A L)^T (A L) = L^T G_A L]), and
+    [||A E A^T||_2 <= ||A^T A||_2 ||E||_2] is proved ([gram_opbound_sqrt]);
+    then Theorem G's hypotheses for [M_hat] are derived, and Lemma 11.2's
+    float ends enclose [sigma_i(A B^T) = sqrt(lambda_i((A B^T)^T (A B^T)))]
+    ([lemma_11_2_matrix]). *)
+
+Definition symm (n : nat) (M : nat -> nat -> R) : Prop :=
+  forall i j, (i < n)%nat -> (j < n)%nat -> M i j = M j i.
+
+Lemma mmul_assoc : forall p q (A B C : nat -> nat -> R) i j,
+  mmul q (mmul p A B) C i j = mmul p A (mmul q B C) i j.
+Proof.
+  intros p q A B C i j. unfold mmul.
+  rewrite (rsum_ext q _ (fun l => rsum p (fun k => A i k * B k l * C l j)))
+    by (intros l _; rewrite rsum_mulr; reflexivity).
+  rewrite rsum_swap. apply rsum_ext. intros k _. rewrite <- rsum_scal. apply rsum_ext. intros; ring.
+Qed.
+
+Lemma mmul_ext_r : forall k (A B B' : nat -> nat -> R) i j,
+  (forall l, (l < k)%nat -> B l j = B' l j) -> mmul k A B i j = mmul k A B' i j.
+Proof. intros k A B B' i j H. unfold mmul. apply rsum_ext. intros l Hl. rewrite H by exact Hl. reflexivity. Qed.
+
+Lemma mmul_ext_l : forall k (A A' B : nat -> nat -> R) i j,
+  (forall l, (l < k)%nat -> A i l = A' i l) -> mmul k A B i j = mmul k A' B i j.
+Proof. intros k A A' B i j H. unfold mmul. apply rsum_ext. intros l Hl. rewrite H by exact Hl. reflexivity. Qed.
+
+Lemma mmul_sub_l : forall k (X Y C : nat -> nat -> R) i j,
+  mmul k (fun a b => X a b - Y a b) C i j = mmul k X C i j - mmul k Y C i j.
+Proof. intros. unfold mmul. rewrite <- rsum_sub. apply rsum_ext. intros; ring. Qed.
+
+Lemma mmul_sub_r : forall k (A X Y : nat -> nat -> R) i j,
+  mmul k A (fun a b => X a b - Y a b) i j = mmul k A X i j - mmul k A Y i j.
+Proof. intros. unfold mmul. rewrite <- rsum_sub. apply rsum_ext. intros; ring. Qed.
+
+Lemma gram_symm : forall p q (Z : nat -> nat -> R), symm p (mmul q Z (mtr Z)).
+Proof. intros p q Z i j _ _. unfold mmul, mtr. apply rsum_ext. intros; ring. Qed.
+
+(** [(A B^T)(A B^T)^T = A (B^T B) A^T] ([A]: [p x k], [B]: [q x k]). *)
+Lemma gram_of_product : forall k q (A B : nat -> nat -> R) i j,
+  mmul q (mmul k A (mtr B)) (mtr (mmul k A (mtr B))) i j = mmul k (mmul k A (mmul q (mtr B) B)) (mtr A) i j.
+Proof.
+  intros k q A B i j.
+  rewrite (mmul_assoc k k A (mmul q (mtr B) B) (mtr A)).
+  transitivity (mmul q (mmul k A (mtr B)) (mmul k B (mtr A)) i j).
+  { unfold mmul at 1 3. apply rsum_ext. intros l _. unfold mtr at 2. unfold mmul, mtr. f_equal.
+    apply rsum_ext. intros; ring. }
+  rewrite mmul_assoc. apply mmul_ext_r. intros l _. symmetry. apply mmul_assoc.
+Qed.
+
+(** [(A L)^T (A L) = L^T (A^T A) L]. *)
+Lemma gram_AL : forall m d (A L : nat -> nat -> R) p q,
+  mmul m (mtr (mmul d A L)) (mmul d A L) p q = mmul d (mmul d (mtr L) (mmul m (mtr A) A)) L p q.
+Proof.
+  intros m d A L p q.
+  transitivity (mmul m (mmul d (mtr L) (mtr A)) (mtr (mmul d (mtr L) (mtr A))) p q).
+  { unfold mmul at 1 3. apply rsum_ext. intros r _. unfold mtr at 1 3. unfold mmul, mtr. f_equal.
+    - apply rsum_ext. intros; ring.
+    - apply rsum_ext. intros; ring. }
+  exact (gram_of_product d m (mtr L) A p q).
+Qed.
+
+(** [||A||_2^2 <= ||A^T A||_2]: [||A y||^2 = y^T (A^T A) y] and Cauchy-Schwarz. *)
+Theorem gram_opbound_sqrt : forall m d (A : nat -> nat -> R) a,
+  opbound d d (mmul m (mtr A) A) a -> opbound m d A (sqrt a).
+Proof.
+  intros m d A a [Ha HG]. split; [apply sqrt_pos|]. intros y.
+  rewrite sqrt_sqrt by exact Ha.
+  assert (E : nsq m (mv d A y) = rsum d (fun j => y j * mv d (mmul m (mtr A) A) y j)).
+  { rewrite (rsum_ext d (fun j => y j * mv d (mmul m (mtr A) A) y j)
+               (fun j => rsum m (fun i => y j * A i j * mv d A y i))).
+    2:{ intros j _. rewrite mv_mmul.
+        change (mv m (mtr A) (mv d A y) j) with (rsum m (fun i => mtr A j i * mv d A y i)).
+        rewrite <- rsum_scal. apply rsum_ext. intros; unfold mtr; ring. }
+    rewrite rsum_swap. unfold nsq. apply rsum_ext. intros i _.
+    rewrite <- (rsum_mulr d (fun j => y j * A i j) (mv d A y i)). f_equal.
+    unfold mv. apply rsum_ext. intros; ring. }
+  pose proof (cauchy_schwarz d y (mv d (mmul m (mtr A) A) y)) as CS.
+  pose proof (HG y) as HGy.
+  change (rsum d (fun j => y j * y j)) with (nsq d y) in CS.
+  change (rsum d (fun j => mv d (mmul m (mtr A) A) y j * mv d (mmul m (mtr A) A) y j))
+    with (nsq d (mv d (mmul m (mtr A) A) y)) in CS.
+  rewrite <- E in CS.
+  pose proof (nsq_nonneg d y). pose proof (nsq_nonneg m (mv d A y)).
+  pose proof (nsq_nonneg d (mv d (mmul m (mtr A) A) y)).
+  apply le_of_sq_le; [|apply Rmult_le_pos; assumption].
+  apply Rle_trans with (1 := CS).
+  replace (a * nsq d y * (a * nsq d y)) with (nsq d y * (a * a * nsq d y)) by ring.
+  apply Rmult_le_compat_l; assumption.
+Qed.
+
+Section Spectral.
+Variable eig : nat -> (nat -> nat -> R) -> nat -> R.
+Hypothesis weyl : forall n X Y c, symm n X -> symm n Y ->
+  opbound n n (fun i j => X i j - Y i j) c -> forall i, (i < n)%nat -> Rabs (eig n X i - eig n Y i) <= c.
+Hypothesis gram_swap : forall p q (Z : nat -> nat -> R) i, (i < p)%nat -> (i < q)%nat ->
+  eig p (mmul q Z (mtr Z)) i = eig q (mmul p (mtr Z) Z) i.
+
+Lemma eig_ext : forall n X Y i, symm n X ->
+  (forall a b, (a < n)%nat -> (b < n)%nat -> X a b = Y a b) -> (i < n)%nat -> eig n X i = eig n Y i.
+Proof.
+  intros n X Y i HX Hxy Hi.
+  assert (HY : symm n Y) by (intros a b Ha Hb; rewrite <- !Hxy by assumption; apply HX; assumption).
+  assert (H0 : opbound n n (fun a b => X a b - Y a b) 0).
+  { apply (opbound_ext n n (fun _ _ => 0)); [intros a b Ha Hb; rewrite Hxy by assumption; ring | apply opbound_zero]. }
+  pose proof (weyl n X Y 0 HX HY H0 i Hi) as H. pose proof (Rabs_pos (eig n X i - eig n Y i)).
+  apply Rabs_le_inv in H. lra.
+Qed.
+
+(** Steps (a)-(c): for [A] ([m x d]), [B] ([n x d]), any [L] ([d x d]),
+    [d <= m, n], [||A^T A||_2 <= a] and [||B^T B - L L^T||_2 <= b]:
+    [|sigma_i(A B^T)^2 - lambda_i(L^T A^T A L)| <= a b] for [i < d]. *)
+Theorem lemma_11_2_congruence : forall m n d (A B L : nat -> nat -> R) a b i,
+  (d <= m)%nat -> (d <= n)%nat -> (i < d)%nat ->
+  opbound d d (mmul m (mtr A) A) a ->
+  opbound d d (fun k l => mmul n (mtr B) B k l - mmul d L (mtr L) k l) b ->
+  Rabs (eig n (mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))) i
+        - eig d (mmul d (mmul d (mtr L) (mmul m (mtr A) A)) L) i) <= a * b.
+Proof.
+  intros m n d A B L a b i Hm Hn Hi HA HB.
+  set (W := mmul d A (mtr B)).
+  set (T := mmul d (mmul d A (mmul n (mtr B) B)) (mtr A)).
+  set (T' := mmul d (mmul d A (mmul d L (mtr L))) (mtr A)).
+  set (Y := mmul d A L).
+  assert (HiM : (i < m)%nat) by lia. assert (HiN : (i < n)%nat) by lia.
+  (* (a): sigma_i(W)^2 = lambda_i(W^T W) = lambda_i(W W^T) = lambda_i(A G_B A^T) *)
+  assert (E1 : eig n (mmul m (mtr W) W) i = eig m T i).
+  { rewrite <- (gram_swap m n W i HiM HiN). apply eig_ext; [apply gram_symm | | exact HiM].
+    intros k l _ _. apply gram_of_product. }
+  (* (c): lambda_i(A L L^T A^T) = lambda_i(Y Y^T) = lambda_i(Y^T Y) = lambda_i(L^T G_A L) *)
+  assert (E2 : eig m T' i = eig d (mmul d (mmul d (mtr L) (mmul m (mtr A) A)) L) i).
+  { transitivity (eig m (mmul d Y (mtr Y)) i).
+    - symmetry. apply eig_ext; [apply gram_symm | | exact HiM]. intros k l _ _. unfold Y.
+      exact (gram_of_product d d A (mtr L) k l).
+    - rewrite (gram_swap m d Y i HiM Hi). apply eig_ext; [| | exact Hi].
+      + intros k l _ _. unfold mmul, mtr. apply rsum_ext. intros; ring.
+      + intros k l _ _. unfold Y. apply gram_AL. }
+  (* (b): Weyl on T - T' = A (G_B - L L^T) A^T, ||.|| <= ||A||^2 b <= a b *)
+  assert (HsT : symm m T).
+  { intros k l Hk Hl. unfold T. rewrite <- !(gram_of_product d n A B). exact (gram_symm m n _ k l Hk Hl). }
+  assert (HsT' : symm m T').
+  { intros k l Hk Hl. unfold T'. rewrite <- !(gram_of_product d d A (mtr L)). exact (gram_symm m d _ k l Hk Hl). }
+  assert (HD : opbound m m (fun k l => T k l - T' k l) (a * b)).
+  { pose proof (gram_opbound_sqrt m d A a HA) as HsA.
+    assert (Ha : 0 <= a) by (destruct HA; assumption).
+    apply (opbound_ext m m (mmul d (mmul d A (fun k l => mmul n (mtr B) B k l - mmul d L (mtr L) k l)) (mtr A))).
+    - intros k l _ _. unfold T, T'. rewrite <- mmul_sub_l. apply mmul_ext_l. intros r _. apply mmul_sub_r.
+    - replace (a * b) with (sqrt a * b * sqrt a)
+        by (replace (sqrt a * b * sqrt a) with (sqrt a * sqrt a * b) by ring; rewrite sqrt_sqrt by exact Ha; ring).
+      apply opbound_mul; [apply opbound_mul|apply opbound_transpose]; assumption. }
+  pose proof (weyl m T T' (a * b) HsT HsT' HD i HiM) as Hw.
+  fold W. rewrite E1, <- E2. exact Hw.
+Qed.
+
+Hypothesis gram_psd : forall p q (Z : nat -> nat -> R) i, (i < p)%nat -> 0 <= eig p (mmul q Z (mtr Z)) i.
+Hypothesis eig_idm : forall n i, (i < n)%nat -> eig n idm i = 1.
+Hypothesis eig_sorted : forall n M i j, symm n M -> (i <= j < n)%nat -> eig n M j <= eig n M i.
+Definition diagm (lam : nat -> R) : nat -> nat -> R := fun i j => if Nat.eq_dec i j then lam i else 0.
+Hypothesis eig_diag : forall k (lam lv : nat -> R),
+  Permutation (map lam (seq 0 k)) (map lv (seq 0 k)) -> (forall i j, (i <= j < k)%nat -> lv j <= lv i) ->
+  forall i, (i < k)%nat -> eig k (diagm lam) i = lv i.
+Hypothesis ostrowski : forall k (S Am : nat -> nat -> R) i, symm k Am ->
+  0 < eig k (mmul k (mtr S) S) (k - 1)%nat -> (i < k)%nat ->
+  exists th, eig k (mmul k (mtr S) S) (k - 1)%nat <= th <= eig k (mmul k (mtr S) S) O /\
+             eig k (mmul k (mmul k S Am) (mtr S)) i = th * eig k Am i.
+
+Lemma diag_congruence : forall d (U : nat -> nat -> R) lam k l,
+  mmul d (mmul d U (diagm lam)) (mtr U) k l = rsum d (fun r => U k r * lam r * U l r).
+Proof.
+  intros d U lam k l. unfold mmul at 1. apply rsum_ext. intros s Hs. unfold mtr. f_equal.
+  unfold mmul, diagm.
+  rewrite (rsum_ext d _ (fun r => if Nat.eq_dec r s then U k s * lam s else 0)).
+  - rewrite rsum_point. destruct (lt_dec s d); [reflexivity | lia].
+  - intros r _. destruct (Nat.eq_dec r s) as [->|]; ring.
+Qed.
+
+Lemma g_ends_ext : forall la lb c g s i, la i = lb i ->
+  g_lower_end la c g s i = g_lower_end lb c g s i /\ g_upper_end la c g s i = g_upper_end lb c g s i.
+Proof. intros la lb c g s i E. unfold g_lower_end, g_upper_end, lsq, hsq, pl, ph, f_lo, f_hi. rewrite E. split; reflexivity. Qed.
+
+(** Lemma 11.2 with its float ends: [sigma_i(A B^T)], [i < d], lies between
+    the code's ends for [lv] ([eigh]'s [lambda] sorted descending), [c],
+    [grow], [shrink] whenever [||U^T U - I|| <= alpha < 1],
+    [||M_hat - L^T G_A L|| <= beta], [||M_hat - U diag(lambda) U^T|| <= e],
+    [||G_A|| <= a], [||G_B - L L^T|| <= b], [a b <= eps] and the
+    floats satisfy [TheoremGT.lemma_11_2_float]'s hypotheses
+    ([lemma_11_2_scalars]). *)
+Theorem lemma_11_2_matrix : forall m n d (A B L Mh U : nat -> nat -> R) (lam lv : nat -> R)
+    alpha beta e a b eps c grow shrink i,
+  (1 <= d)%nat -> (d <= m)%nat -> (d <= n)%nat -> (i < d)%nat ->
+  Permutation (map lam (seq 0 d)) (map lv (seq 0 d)) -> (forall k l, (k <= l < d)%nat -> lv l <= lv k) ->
+  opbound d d (fun k l => mmul d (mtr U) U k l - idm k l) alpha -> alpha < 1 ->
+  opbound d d (fun k l => Mh k l - mmul d (mmul d (mtr L) (mmul m (mtr A) A)) L k l) beta ->
+  opbound d d (fun k l => Mh k l - mmul d (mmul d U (diagm lam)) (mtr U) k l) e ->
+  opbound d d (mmul m (mtr A) A) a ->
+  opbound d d (fun k l => mmul n (mtr B) B k l - mmul d L (mtr L) k l) b -> a * b <= eps ->
+  beta + e + eps <= c -> 1 + alpha <= grow -> 0 <= shrink <= 1 - alpha ->
+  let sigma := sqrt (eig n (mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))) i) in
+  g_lower_end lv c grow shrink i <= sigma <= g_upper_end lv c grow shrink i.
+Proof.
+  intros m n d A B L Mh U lam lv alpha beta e a b eps c grow shrink i Hd1 Hm Hn Hi Hperm Hsort
+    HU Hal HM HE HA HB Hab Hc Hg Hs sigma.
+  set (Wt := mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))).
+  set (M' := mmul d (mmul d (mtr L) (mmul m (mtr A) A)) L).
+  set (H := mmul d (mmul d U (diagm lam)) (mtr U)).
+  set (UU := mmul d (mtr U) U).
+  set (mu_min := eig d UU (d - 1)%nat). set (mu_max := eig d UU O).
+  assert (HsM' : symm d M').
+  { intros k l Hk Hl. unfold M'. rewrite <- !gram_AL. exact (gram_symm d m (mtr (mmul d A L)) k l Hk Hl). }
+  assert (HsH : symm d H).
+  { intros k l Hk Hl. unfold H. rewrite !diag_congruence. apply rsum_ext. intros; ring. }
+  assert (HsUU : symm d UU) by (intros k l _ _; unfold UU, mmul, mtr; apply rsum_ext; intros; ring).
+  (* Theorem G's hypotheses for M_hat *)
+  assert (HwU : forall k, (k < d)%nat -> Rabs (eig d UU k - 1) <= alpha).
+  { intros k Hk. rewrite <- (eig_idm d k Hk). apply weyl; try assumption.
+    intros p q _ _. unfold idm. destruct (Nat.eq_dec p q), (Nat.eq_dec q p); subst; try reflexivity; lia. }
+  assert (HwEU : 1 - alpha <= mu_min /\ mu_min <= mu_max /\ mu_max <= 1 + alpha).
+  { pose proof (HwU (d - 1)%nat ltac:(lia)) as H1. pose proof (HwU O ltac:(lia)) as H2.
+    apply Rabs_le_inv in H1. apply Rabs_le_inv in H2.
+    pose proof (eig_sorted d UU O (d - 1)%nat HsUU ltac:(lia)). unfold mu_min, mu_max. lra. }
+  set (lH := fun k => if lt_dec k d then eig d H k else 0).
+  set (lM := fun k => if lt_dec k d then eig d M' k else 0).
+  set (lv' := fun k => if lt_dec k d then lv k else 0).
+  set (sP := fun k => if lt_dec k d then sqrt (eig n Wt k) else 0).
+  assert (Hdiag : symm d (diagm lam)).
+  { intros p q _ _. unfold diagm. destruct (Nat.eq_dec p q), (Nat.eq_dec q p); subst; try reflexivity; lia. }
+  assert (Hostr : forall k,
+    (0 <= lv' k -> mu_min * lv' k <= lH k <= mu_max * lv' k) /\
+    (lv' k < 0 -> mu_max * lv' k <= lH k <= mu_min * lv' k)).
+  { intros k. unfold lv', lH. destruct (lt_dec k d) as [Hk|Hk]; [|split; intros; lra].
+    destruct (ostrowski d U (diagm lam) k Hdiag ltac:(fold UU mu_min; lra) Hk) as (th & Hth & Eth).
+    fold UU mu_min mu_max in Hth. fold H in Eth. rewrite Eth, (eig_diag d lam lv Hperm Hsort k Hk).
+    split; intros; split; nra. }
+  assert (Hbeta0 : 0 <= beta) by (destruct HM; assumption).
+  assert (He0 : 0 <= e) by (destruct HE; assumption).
+  assert (Hadd : forall k, Rabs (lM k - lH k) <= e + beta).
+  { intros k. unfold lM, lH. destruct (lt_dec k d) as [Hk|Hk]; [|rewrite Rminus_0_r, Rabs_R0; lra].
+    apply weyl; try assumption.
+    apply (opbound_ext d d (fun p q => (Mh p q - H p q) + (-1) * (Mh p q - M' p q))); [intros; ring|].
+    apply opbound_add; [exact HE|].
+    replace beta with (Rabs (-1) * beta) by (rewrite Rabs_left by lra; ring). apply opbound_scal, HM. }
+  assert (Ha0 : 0 <= a) by (destruct HA; assumption). assert (Hb0 : 0 <= b) by (destruct HB; assumption).
+  assert (Hcong : forall k, Rabs (sP k ^ 2 - lM k) <= a * b).
+  { intros k. unfold sP, lM. destruct (lt_dec k d) as [Hk|Hk]; [|simpl; rewrite Rmult_0_l, Rminus_0_r, Rabs_R0; nra].
+    rewrite pow2_sqrt.
+    - apply (lemma_11_2_congruence m n d A B L a b k Hm Hn Hk HA HB).
+    - apply (gram_psd n m (mtr (mmul d A (mtr B))) k). lia. }
+  assert (HsP0 : forall k, 0 <= sP k) by (intros k; unfold sP; destruct (lt_dec k d); [apply sqrt_pos | lra]).
+  assert (HlM0 : forall k, 0 <= lM k).
+  { intros k. unfold lM. destruct (lt_dec k d) as [Hk|Hk]; [|lra].
+    assert (E : eig d M' k = eig d (mmul m (mtr (mmul d A L)) (mmul d A L)) k).
+    { apply eig_ext; [exact HsM' | | exact Hk]. intros p q _ _. unfold M'. symmetry. apply gram_AL. }
+    rewrite E. apply (gram_psd d m (mtr (mmul d A L)) k Hk). }
+  pose proof (lemma_11_2_float sP lM lH lv' mu_min mu_max alpha beta e (a * b) HsP0 HlM0 HwEU Hostr Hadd Hcong
+                alpha beta e eps ltac:(lra) ltac:(lra) ltac:(lra) Hab c grow shrink Hc Hg Hs i) as Hf.
+  destruct (g_ends_ext lv' lv c grow shrink i) as [E1 E2]; [unfold lv'; destruct (lt_dec i d); [reflexivity | lia]|].
+  rewrite E1, E2 in Hf. unfold sP in Hf. destruct (lt_dec i d); [|lia]. exact Hf.
+Qed.
+
+(** ** The whole of [_certify_stack_theorem_g] for one slice: the code's
+    floats, computed as in [_grams_and_abs_gram_norms], [_congruence_core],
+    [_abs_congruence_norm_upper] and [_certify_stack_theorem_g], give
+    [lo_i <= sigma_i(A B^T) <= hi_i] ([lo], [hi] from [_outward_squares],
+    [_outward_sqrt]: [TheoremGFloat.g_lower_end], [g_upper_end]).  Besides
+    the spectral hypotheses of this section, the remaining premises are the
+    bounds of other lemmas, machine-checked elsewhere: [alU] (Lemma 3.1,
+    [_stacked.gram_deviation_upper]), [e] and [eRR] (Lemma 3.2,
+    [_stacked.residual_norm_upper]), [nL] (Lemma 2.3, [_stacked.norm2_upper]),
+    and the Arb constants [gum >= gamma_m], [gun >= gamma_n],
+    [gu2 >= gamma_(2d)], [undA >= 2 m d eta], [undB >= 2 n d eta],
+    [cu >= 2 d eta sqrt(d d)] (F6).  Every product is ANY classical
+    evaluation ([dtree]), every numpy [sum] ANY tree ([stree]). *)
+Theorem certify_stack_theorem_g_sound : forall m n d (A B L U Pm Mh GAh GBh : nat -> nat -> R) (lam lv : nat -> R)
+    (tGA tGB tP tM : nat -> nat -> dtree) (tvA twA tv tw tz : nat -> dtree) (tsB : stree) (tc tr : nat -> stree)
+    nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i,
+  (1 <= d)%nat -> (d <= m)%nat -> (d <= n)%nat -> INR m <= 2 ^ 40 -> INR n <= 2 ^ 40 -> (i < d)%nat ->
+  (* the Gram matrices: [np.matmul(S^T, S)] *)
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tGA k l)) (map (fun r => (A r k, A r l)) (seq 0 m)) /\ GAh k l = dfl (tGA k l)) ->
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tGB k l)) (map (fun r => (B r k, B r l)) (seq 0 n)) /\ GBh k l = dfl (tGB k l)) ->
+  (* nu_A: [_stacked.abs_gram_norm2_upper(|A|)] *)
+  (forall r, (r < m)%nat -> Permutation (dpairs (tvA r)) (map (fun l => (mabs A r l, 1)) (seq 0 d))) ->
+  (forall k, (k < d)%nat ->
+     Permutation (dpairs (twA k)) (map (fun r => (mtr (mabs A) k r, inflate d (dfl (tvA r)))) (seq 0 m))) ->
+  (forall k, (k < d)%nat -> inflate m (dfl (twA k)) <= nKA) ->
+  (* nu_B from the diagonal: [_inflate(_inflate(G_ll, n).sum(), d)] *)
+  Permutation (sleaves tsB) (map (fun l => inflate n (GBh l l)) (seq 0 d)) ->
+  (* [_congruence_core] *)
+  gamma m <= gum -> gamma n <= gun -> 2 * INR m * INR d * eta <= undA -> 2 * INR n * INR d * eta <= undB ->
+  let errA := succ (fl (succ (fl (gum * nKA)) + undA)) in
+  let errB := succ (fl (succ (fl (gun * inflate d (sfl tsB))) + undB)) in
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tP k l)) (map (fun r => (mtr L k r, GAh r l)) (seq 0 d)) /\ Pm k l = dfl (tP k l)) ->
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tM k l)) (map (fun r => (Pm k r, L r l)) (seq 0 d)) /\ Mh k l = dfl (tM k l)) ->
+  opbound d d L nL -> opbound d d (mabs L) nL -> format nL ->
+  (forall j, (j < d)%nat -> Permutation (dpairs (tv j)) (map (fun l => (mtr (mabs (mtr L)) j l, 1)) (seq 0 d))) ->
+  (forall k, (k < d)%nat ->
+     Permutation (dpairs (tw k)) (map (fun l => (kmax GAh k l, inflate d (dfl (tv l)))) (seq 0 d))) ->
+  (forall k, (k < d)%nat ->
+     Permutation (dpairs (tz k)) (map (fun l => (mabs (mtr L) k l, inflate d (dfl (tw l)))) (seq 0 d))) ->
+  (forall k, (k < d)%nat -> inflate d (dfl (tz k)) <= N) ->
+  gamma (d + d) <= gu2 -> 2 * INR d * eta * sqrt (INR d * INR d) <= cu ->
+  let beta := succ (fl (succ (fl (succ (fl (gu2 * N)) + succ (fl (succ (fl (nL * nL)) * errA))))
+                        + succ (fl (cu * succ (fl (1 + fl (2 * nL))))))) in
+  opbound d d (fun k l => GBh k l - mmul d L (mtr L) k l) eRR ->
+  (forall j, (j < d)%nat -> Permutation (sleaves (tc j)) (map (fun k => Rabs (GAh k j)) (seq 0 d))) ->
+  (forall k, (k < d)%nat -> Permutation (sleaves (tr k)) (map (fun j => Rabs (GAh k j)) (seq 0 d))) ->
+  (forall j, (j < d)%nat -> inflate d (sfl (tc j)) <= n1) ->
+  (forall k, (k < d)%nat -> inflate d (sfl (tr k)) <= ninf) ->
+  let nGA := succ (fl (succ (fl (sqrt n1)) * succ (fl (sqrt ninf)))) in
+  let eps := succ (fl (succ (fl (nGA + errA)) * succ (fl (errB + eRR)))) in
+  (* [eigh] of [M_hat]: any [U], [lam]; [lv] = [lam] sorted descending *)
+  opbound d d (fun k l => mmul d (mtr U) U k l - idm k l) alU -> alU < 1 ->
+  opbound d d (fun k l => Mh k l - mmul d (mmul d U (diagm lam)) (mtr U) k l) e ->
+  Permutation (map lam (seq 0 d)) (map lv (seq 0 d)) -> (forall k l, (k <= l < d)%nat -> lv l <= lv k) ->
+  let c := succ (fl (succ (fl (beta + e)) + eps)) in
+  let grow := succ (fl (1 + alU)) in
+  let shrink := Rmax (pred (fl (1 - alU))) 0 in
+  g_lower_end lv c grow shrink i <= sqrt (eig n (mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))) i)
+    <= g_upper_end lv c grow shrink i.
+Proof.
+  intros m n d A B L U Pm Mh GAh GBh lam lv tGA tGB tP tM tvA twA tv tw tz tsB tc tr
+    nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i
+    Hd1 Hdm Hdn Hm Hn Hi HGA HGB HvA HwA HnKA HsB Hgum Hgun HundA HundB errA errB
+    HP HM HL HaL HnLf Hv Hw Hz HN Hgu2 Hcu beta HeRR Htc Htr Hn1 Hninf nGA eps HU HalU He Hperm Hsort
+    c grow shrink.
+  pose proof u_pos. pose proof eta_pos.
+  assert (Hm1 : (1 <= m)%nat) by lia. assert (Hn1' : (1 <= n)%nat) by lia.
+  assert (HdR : INR d <= 2 ^ 40) by (apply Rle_trans with (INR m); [apply le_INR; exact Hdm | exact Hm]).
+  pose proof (small_k m Hm) as Hmu. pose proof (small_k n Hn) as Hnu.
+  assert (Hddu : INR (d + d) * u <= / 2).
+  { rewrite plus_INR. pose proof (small_k d HdR). lra. }
+  (* nu_A, nu_B *)
+  assert (HnuA : opbound d d (mmul m (mtr (mabs A)) (mabs A)) nKA)
+    by (apply (abs_gram_norm2_upper_float m d A tvA twA nKA); assumption).
+  assert (HnuB : opbound d d (mmul n (mtr (mabs B)) (mabs B)) (inflate d (sfl tsB))).
+  { apply (gram_diag_nu_upper n d B (fun l => tGB l l) tsB); try assumption; [| |reflexivity].
+    - intros l Hl. apply (HGB l l Hl Hl).
+    - erewrite map_ext_in; [exact HsB|]. intros l Hl. apply in_seq0 in Hl.
+      destruct (HGB l l Hl Hl) as [_ E]. rewrite E. reflexivity. }
+  (* the Gram errors *)
+  assert (HeA : opbound d d (fun k l => mmul m (mtr A) A k l - GAh k l) errA).
+  { apply (gram_error_upper m d A GAh tGA); try assumption; try lra.
+    assert (0 <= INR m * INR d * eta) by (apply Rmult_le_pos; [apply Rmult_le_pos; apply pos_INR | lra]). lra. }
+  assert (HeB : opbound d d (fun k l => mmul n (mtr B) B k l - GBh k l) errB).
+  { apply (gram_error_upper n d B GBh tGB); try assumption; try lra.
+    assert (0 <= INR n * INR d * eta) by (apply Rmult_le_pos; [apply Rmult_le_pos; apply pos_INR | lra]). lra. }
+  (* N *)
+  assert (HNb : opbound d d (mmul d (mmul d (mabs (mtr L)) (mabs GAh)) (mtr (mabs (mtr L)))) N)
+    by (apply (abs_congruence_norm_upper_float d (mtr L) GAh tv tw tz N); assumption).
+  (* beta *)
+  assert (Hbeta : opbound d d (fun k l => Mh k l - mmul d (mmul d (mtr L) (mmul m (mtr A) A)) L k l) beta).
+  { apply (lemma_11_2_beta_float d (mtr L) GAh (mmul m (mtr A) A) Pm Mh tP tM errA nL N gu2 cu); try assumption.
+    - apply opbound_transpose, HL.
+    - apply (opbound_ext d d (mtr (mabs L))); [intros; reflexivity|]. apply opbound_transpose, HaL. }
+  (* eps *)
+  destruct (lemma_11_2_eps_float d (mmul m (mtr A) A) GAh (mmul n (mtr B) B) GBh (mmul d L (mtr L)) tc tr
+              n1 ninf errA errB eRR Hd1 HdR) as (Ha & Hb & Hab); try assumption.
+  { intros k l Hk Hl. destruct (HGA k l Hk Hl) as [_ E]. rewrite E. apply dfl_format. }
+  (* the scalars and Lemma 11.2 *)
+  destruct (lemma_11_2_scalars beta e eps alU HalU) as (Hc & Hg & Hs).
+  exact (lemma_11_2_matrix m n d A B L Mh U lam lv alU beta e _ _ eps c grow shrink i Hd1 Hdm Hdn Hi
+           Hperm Hsort HU HalU Hbeta He Ha Hb Hab Hc Hg Hs).
+Qed.
+
+End Spectral.

@@ -50,7 +50,10 @@
       every [q i] is finite and nonzero, every intermediate was finite (no
       overflow anywhere) and equals the [fl] value of the model;
     - [normalised_guards], [sturm_normalised_enclosure]: the normalised
-      path ([_sturm_normalised]: [|d| < 2], [|e| < 2], [e = 0] or
+      path ([_sturm_normalised], in pivot blocks of 64 rows, and
+      [_sturm_normalised_scalar] for few shifts: the same floats in the same
+      order; a shift stopped at its first failing [q] is invalid:
+      [|d| < 2], [|e| < 2], [e = 0] or
       [|e| >= 2^-300], [|mu| <= 8], and the single test
       [min |q i| >= 2^-400]) implies every guard, with finiteness PROVED
       (an infinite [q] would pass the test);
