@@ -211,7 +211,7 @@ def abs_product_norm2_upper(
 
 #: Chunk length of the chunked products (Lemmas 2.5, 3.1, 3.2 of proofs/enclosure.md):
 #: a length-m dot product evaluated as ⌈m/b⌉ BLAS chunks of ≤ b terms plus a
-#: running sum has the error constant γ_{b+q} instead of γ_m (q chunks).
+#: running sum has the error constant γ_{b+q−1} instead of γ_m (q chunks).
 CHUNK = 256
 
 
@@ -221,7 +221,11 @@ def _chunk_bounds(k: int, chunk: int | None = None) -> list[tuple[int, int]]:
 
 
 def chunked_gamma_length(k: int, chunk: int | None = None) -> int:
-    """Effective length for γ of a chunked length-k dot product (Lemma 2.5): b + q, or k if not chunked.
+    """Effective length for γ of a chunked length-k dot product (Lemma 2.5): b + q − 1, or k if not chunked.
+
+    A chunk's dot product has at most b roundings on any path (b products, ≤ b − 1
+    additions, FMA or not) and the q chunk results at most q − 1 additions, hence
+    γ_b + γ_{q−1} + γ_bγ_{q−1} ≤ γ_{b+q−1} (proofs/enclosure.md §2, Lemma 2.5).
 
     Parameters
     ----------
@@ -233,15 +237,15 @@ def chunked_gamma_length(k: int, chunk: int | None = None) -> int:
     Returns
     -------
     int
-        ``b + ⌈k/b⌉`` when chunked, else ``k``.
+        ``b + ⌈k/b⌉ − 1`` when chunked, else ``k``.
 
     >>> chunked_gamma_length(100), chunked_gamma_length(16384), chunked_gamma_length(384, 128)
-    (100, 320, 131)
+    (100, 319, 130)
     """
     chunk = CHUNK if chunk is None else chunk
     if k <= 2 * chunk:
         return k
-    return chunk + -(-k // chunk)
+    return chunk + -(-k // chunk) - 1
 
 
 def _row_chunks(m: int, chunk: int | None = None) -> list[tuple[int, int]]:
@@ -324,7 +328,7 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
     """Ball whose upper end bounds ``‖XᵀX − I‖₂`` for a float m×r matrix X.
 
     ``G = fl(XᵀX)`` has ``|G − XᵀX| ≤ γ|X|ᵀ|X| + 4mη`` entrywise, γ = γ_m,
-    or γ_{b+q} when m > 2b and G is accumulated from q row chunks of ≤ b
+    or γ_{b+q−1} when m > 2b and G is accumulated from q row chunks of ≤ b
     rows (Lemma 2.5); ``G − I`` is then formed exactly (off-diagonal entries
     unchanged; diagonal entries in [1/2, 2] subtract exactly by Sterbenz's
     lemma). ``‖|X|ᵀ|X|‖₂ ≤ max(|X|ᵀ(|X|𝟙))`` (a symmetric nonnegative
@@ -339,7 +343,7 @@ def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool
         Any float matrix (in practice a computed singular or eigenvector basis).
     chunk : int, optional
         Row-chunk length b of Lemma 2.5 (default :data:`CHUNK`; rows are chunked when ``m > 2·chunk``);
-        a smaller b gives a smaller constant γ_{b+q} at the price of more, smaller SYRKs.
+        a smaller b gives a smaller constant γ_{b+q−1} at the price of more, smaller SYRKs.
     triangle : bool
         Accumulate only the upper triangles of the chunk SYRKs (scipy's
         ``dsyrk`` on a contiguous copy of each chunk, :func:`syrk_rows_upper`)

@@ -97,7 +97,7 @@ PER_CHUNK_POWER_MIN_ORDER = 192
 PER_CHUNK_POWER_MIN_ENTRIES = 1 << 21
 
 #: Chunk lengths b of the Gram route's chunked products (Lemma 2.5 of
-#: proofs/enclosure.md: error constant γ_{b+q} for q chunks): the SYRK of Ĝ
+#: proofs/enclosure.md: error constant γ_{b+q−1} for q chunks): the SYRK of Ĝ
 #: (β), the SYRK of UᵀU (α) and the inner dimension of the residual (e).
 #: Measured (proofs/enclosure-gram.md §5): 128 for α and e costs ≈ nothing and
 #: makes them 2–5× smaller; for Ĝ every chunk rewrites the m×m output, so
@@ -244,7 +244,7 @@ def rounded_gram(
     (``N𝟙``, N = |Ws||Ws|ᵀ) is accumulated too.
 
     Soundness (proofs/enclosure-gram.md §2, Lemma G.1): entrywise
-    ``|Ĝ − WsWsᵀ| ≤ γ_k|Ws||Ws|ᵀ + 4nη`` with k = n, or k = b + q when Ĝ is
+    ``|Ĝ − WsWsᵀ| ≤ γ_k|Ws||Ws|ᵀ + 4nη`` with k = n, or k = b + q − 1 when Ĝ is
     the running sum of q column-chunk SYRKs (Lemmas 2.1, 2.5 of
     proofs/enclosure.md), so ``‖Ĝ − WsWsᵀ‖₂ ≤ γ_k‖|Ws||Ws|ᵀ‖₂ + 4nmη`` (norm by
     :func:`abs_gram_norm_upper`); and ``‖WWᵀ − WsWsᵀ‖₂ ≤ 2‖Ws‖₂‖Δ‖₂ + ‖Δ‖₂²``.
@@ -284,7 +284,7 @@ def rounded_gram(
     bufs: dict[int, np.ndarray] = {}
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for a, b in chunks:
-            # Column chunks, running sum (Lemma 2.5): γ_{b+q} instead of γ_n.
+            # Column chunks, running sum (Lemma 2.5): γ_{b+q−1} instead of γ_n.
             Wc = Ws[:, a:b]
             buf = bufs.get(b - a)
             if buf is None:
@@ -727,7 +727,7 @@ SHIFT_SPREAD = 2.0**-10
 #: 0.67× and 0.79×, for +0.05 ms (384) / +0.4 ms (768) against 64 (proofs/enclosure-gram.md §2, Lemma 3.4-T).
 TRIDIAGONAL_RESIDUAL_CHUNK = 48
 
-#: Row-chunk length b of α for Q̂ (Lemma 3.1, γ_{b+q}). α(Q̂) with Theorem G's 128 was up to 1.07× α(U) on
+#: Row-chunk length b of α for Q̂ (Lemma 3.1, γ_{b+q−1}). α(Q̂) with Theorem G's 128 was up to 1.07× α(U) on
 #: all-MiniLM-L6-v2's FFN matrices, which made the leading σᵢ (where αλ₍ᵢ₎ dominates the width) up to 4.5 %
 #: wider than Theorem G's; 96 gives 0.77× (+0.17 ms at 384, +0.4 ms at 768, measured).
 TRIDIAGONAL_ALPHA_CHUNK = 96

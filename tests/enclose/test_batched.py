@@ -202,7 +202,7 @@ def test_chunked_products_bounds_dominate_exact_values(seed, monkeypatch):
     Y = np.linalg.qr(rng.standard_normal((9, 7)))[0]
     s = np.sort(np.abs(rng.standard_normal(7)))[::-1] * 2.0 ** rng.integers(-3, 3)
     W = (X * s) @ Y.T + 1e-9 * rng.standard_normal((11, 9))
-    assert fperror.chunked_gamma_length(11) == 2 + 6
+    assert fperror.chunked_gamma_length(11) == 2 + 6 - 1  # b + q − 1 (Lemma 2.5)
     a = float_upper(fperror.gram_deviation_bound(X))
     e = float_upper(fperror.residual_norm_bound(W, X, s, Y))
     with mpmath.workprec(320):

@@ -218,6 +218,15 @@ def test_gram_deviation_triangle_against_exact(case):
     assert ex.symmetric_norm_at_most(ex.gram_deviation(X), upper_fraction(b))
 
 
+def test_chunked_gamma_length_is_the_rounding_depth():
+    """Lemma 2.5's b + q − 1: b roundings inside a chunk, q − 1 outer additions; chunks of 1 give Lemma 2.1's k."""
+    for k in range(1, 60):
+        for b in range(1, 9):
+            q = -(-k // b)
+            expect = k if k <= 2 * b else b + q - 1
+            assert fperror.chunked_gamma_length(k, b) == expect <= k
+
+
 @pytest.mark.parametrize("case", range(8))
 def test_gram_deviation_block_columns_against_exact(case):
     """α with fl(XᵀX) in column blocks (GEMMs, mirrored strictly lower blocks; Theorem G-T's α of Q̂): an upper bound
