@@ -836,19 +836,16 @@ def tridiagonal_residual_norm_bound(
     def middle(v: np.ndarray) -> np.ndarray:
         return tridiagonal_abs_matvec_upper(ad, ae, v)
 
-    def v_columns(j0: int, j1: int) -> np.ndarray:
-        # V_J = (rows J of Y)ᵀ, Y = fl(QT): y_il = fl(fl(fl(q_il d_l) + fl(q_{i,l−1} e_{l−1})) + fl(q_{i,l+1} e_l)),
-        # formed per block (w×m, in cache): the same floats as a whole Y.
-        QJ = Q[j0:j1]
-        YJ = QJ * d
-        YJ[:, 1:] += QJ[:, :-1] * e
-        YJ[:, :-1] += QJ[:, 1:] * e
-        return YJ.T
-
     with np.errstate(over="ignore", invalid="ignore"):
         aQ = np.abs(Q) if absQ is None else absQ
         rowQ, rho_N = _abs_sandwich_rho(aQ, middle, absolute=True)
-        blocks = _symmetric_residual_blocks(G, Q, v_columns, inner)
+        # Y = fl(QT): y_il = fl(fl(fl(q_il d_l) + fl(q_{i,l−1} e_{l−1})) + fl(q_{i,l+1} e_l)), whole (in Q's memory
+        # order: contiguous passes; per-block rows of an F-ordered Q were strided); V_J = (rows J of Y)ᵀ.
+        Y = Q * d
+        Y[:, 1:] += Q[:, :-1] * e
+        Y[:, :-1] += Q[:, 1:] * e
+        blocks = _symmetric_residual_blocks(G, Q, lambda j0, j1: Y[j0:j1].T, inner)
+        del Y
     if blocks is None:
         return arb.pos_inf()
     ss_final, ss_inter, n1_R, ninf_R = blocks
@@ -945,9 +942,12 @@ def _symmetric_residual_blocks(G: np.ndarray, U: np.ndarray, v_columns, inner: l
         P = Pbuf[: j1 * w].reshape(j1, w)
         R = Rbuf[: j1 * w].reshape(j1, w)
         VJ = v_columns(j0, j1)  # r×w: the columns J of V
+        # G[:J₁, J] — for an F-ordered G read as the transpose of G[J, :J₁] (the same entries: G is exactly
+        # symmetric), a row-major view like P and R.
+        GJ = G[j0:j1, :j1].T if G.flags.f_contiguous else G[:j1, j0:j1]
         for c, (a, b) in enumerate(inner):
             np.matmul(U[:j1, a:b], VJ[a:b], out=P)
-            np.subtract(G[:j1, j0:j1] if c == 0 else R, P, out=R)
+            np.subtract(GJ if c == 0 else R, P, out=R)
             if c < q - 1:
                 ss_inter[c] += _sumsq_sym(R, j0)
         ss_final += _sumsq_sym(R, j0)

@@ -817,7 +817,7 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
     Soundness: Theorems G-T and G and Lemmas G.1–G.4, S, 3.4-T, proofs/enclosure-gram.md.
     Memory: W itself is certified when its range allows (no scaled copy);
     besides W, at most about four m×m arrays (m the small side) are alive
-    (Ĝ, Q̂, fl(Q̂T) and LAPACK's workspace).
+    (Ĝ, Q̂, |Q̂| and fl(Q̂T); before them LAPACK's workspace).
     Cost: one SYRK (m²n flops), the m×m ``dsytrd`` + ``dsterf`` of a
     values-only ``eigvalsh``, one ``dorgqr``, one m×m SYRK, the upper block
     triangle of one m×m GEMM and Sturm counts at 2m shifts, plus O(mn)
