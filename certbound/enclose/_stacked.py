@@ -157,8 +157,8 @@ def norm2_upper(M: np.ndarray, absolute: np.ndarray | None = None) -> np.ndarray
         s = np.matmul(flat, flat.transpose(0, 2, 1))[:, 0, 0]
         # Σ m² ≤ (fl(Σ m²) + 2kη)/(1 − γ_k) (fperror._sumsq_upper), each step rounded up.
         fro = up(np.sqrt(up(up(s + 2 * k * ETA) * _inv_one_minus_gamma_upper(k))))
-        n1 = np.max(_mv(A.transpose(0, 2, 1), np.ones((h, p))), axis=1)  # column sums, p terms each
-        ninf = np.max(_mv(A, np.ones((h, q))), axis=1)  # row sums, q terms each
+        n1 = _mv(A.transpose(0, 2, 1), np.ones((h, p))).max(axis=1)  # column sums, p terms each
+        ninf = _mv(A, np.ones((h, q))).max(axis=1)  # row sums, q terms each
         hoelder = up(np.sqrt(up(n1 * ninf)))
     out = np.minimum(fro, hoelder)
     return np.where(np.isfinite(out), out, _INF)
@@ -202,8 +202,8 @@ def abs_product_norm2_upper(
             dd = np.abs(d)
             r = _inflate(dd * r, 1)
             c = _inflate(dd * c, 1)
-        ninf = np.max(_mv(Aa, r), axis=1)
-        n1 = np.max(_mv(Ba.transpose(0, 2, 1), c), axis=1)
+        ninf = _mv(Aa, r).max(axis=1)
+        n1 = _mv(Ba.transpose(0, 2, 1), c).max(axis=1)
         out = up(np.sqrt(up(ninf * n1)))
     return np.where(np.isfinite(out), out, _INF)
 
@@ -235,7 +235,7 @@ def abs_gram_norm2_upper(aX: np.ndarray) -> np.ndarray:
         return np.zeros(h)
     with np.errstate(over="ignore", invalid="ignore"):
         v = _mv(aX, np.ones((h, r)))  # ≥ |X|𝟙
-        out = np.max(_mv(aX.transpose(0, 2, 1), v), axis=1)  # ≥ max_j (|X|ᵀ|X|𝟙)_j
+        out = _mv(aX.transpose(0, 2, 1), v).max(axis=1)  # ≥ max_j (|X|ᵀ|X|𝟙)_j
     return np.where(np.isfinite(out), out, _INF)
 
 
@@ -271,7 +271,7 @@ def abs_symmetric_product_norm2_upper(aX: np.ndarray, d: np.ndarray | None) -> n
         c = _mv(aX.transpose(0, 2, 1), np.ones((h, m)))  # ≥ |X|ᵀ𝟙
         if d is not None:
             c = _inflate(np.abs(d) * c, 1)
-        out = np.max(_mv(aX, c), axis=1)
+        out = _mv(aX, c).max(axis=1)
     return np.where(np.isfinite(out), out, _INF)
 
 
@@ -298,7 +298,7 @@ def gram_deviation_upper(X: np.ndarray, absolute: np.ndarray | None = None) -> n
         G = np.matmul(X.transpose(0, 2, 1), X)
     idx = np.arange(r)
     dg = G[:, idx, idx]
-    ok = np.all((dg >= 0.5) & (dg <= 2.0), axis=1)
+    ok = ((dg >= 0.5) & (dg <= 2.0)).all(axis=1)
     G[:, idx, idx] -= 1.0  # exact by Sterbenz where ok
     aX = np.abs(X) if absolute is None else absolute
     with np.errstate(over="ignore", invalid="ignore"):
@@ -341,7 +341,7 @@ def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: n
             apriori = up(gamma_upper(r + 1) * abs_symmetric_product_norm2_upper(aX, s))
         else:
             apriori = up(gamma_upper(r + 1) * abs_product_norm2_upper(aX, s, np.abs(Y).transpose(0, 2, 1)))
-        maxrow = np.max(_mv(aX, np.ones((h, r))), axis=1) if r else np.zeros(h)  # ≥ max_i Σ_l |x_il|
+        maxrow = _mv(aX, np.ones((h, r))).max(axis=1) if r else np.zeros(h)  # ≥ max_i Σ_l |x_il|
         # (4r + 4·max row sum + 4)·η·√(mn), each operation rounded up.
         c = up(up(4.0 * r + 4.0) + up(4.0 * maxrow))
         under = up(up(c * ETA) * up(np.sqrt(float(m * n))))

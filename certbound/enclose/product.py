@@ -739,7 +739,7 @@ def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray) -> np.ndarray:
     K = np.maximum(aG, aG.transpose(0, 2, 1))
     with np.errstate(over="ignore", invalid="ignore"):
         v = _stacked._mv(aR.transpose(0, 2, 1), np.ones((h, d)))
-        out = np.max(_stacked._mv(aR, _stacked._mv(K, v)), axis=1)
+        out = _stacked._mv(aR, _stacked._mv(K, v)).max(axis=1)
     return np.where(np.isfinite(out), out, np.inf)
 
 
@@ -784,7 +784,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     GA, nKA, _ = _grams_and_abs_gram_norms(As, keep=False)
     GB, nKB, SBs = _grams_and_abs_gram_norms(Bs, keep=norms_21, chain=False)  # (ν_B only enters ε)
     idx = np.arange(d)
-    finite = np.all(np.isfinite(GA[:, idx, idx]), axis=1) & np.all(np.isfinite(GB[:, idx, idx]), axis=1)
+    finite = np.isfinite(GA[:, idx, idx]).all(axis=1) & np.isfinite(GB[:, idx, idx]).all(axis=1)
     L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
     ok &= finite
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
@@ -794,7 +794,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
             lam, U = np.linalg.eigh(M)  # ascending; reads one triangle (Theorem G needs no symmetry of M̂)
         except np.linalg.LinAlgError:
             return out, n21, finite
-        ok &= np.all(np.isfinite(lam), axis=1) & np.all(np.isfinite(U.reshape(h, -1)), axis=1)
+        ok &= np.isfinite(lam).all(axis=1) & np.isfinite(U.reshape(h, -1)).all(axis=1)
         aU = np.abs(U)
         alU = _stacked.gram_deviation_upper(U, aU)  # ≥ ‖UᵀU − I‖₂ (Lemma 3.1)
         e = _stacked.residual_norm_upper(M, U, lam, U, aU)  # ≥ ‖M̂ − UΛUᵀ‖₂ (Lemma 3.2, s = λ; symmetric chain)
@@ -808,7 +808,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
         pos = lv >= 0
         lsq, hsq = _outward_squares(lv, np.where(pos, shrink, grow), np.where(pos, grow, shrink),
                                     np.where(ok, c, 0.0)[:, None])
-        ok &= np.all(hsq >= 0, axis=1) & np.all(np.isfinite(hsq), axis=1)
+        ok &= (hsq >= 0).all(axis=1) & np.isfinite(hsq).all(axis=1)
         lo, hi = _outward_sqrt(lsq, np.where(ok[:, None], hsq, 0.0))
         # Mode auto's width target (§12): a decision on the float ends, not a bound.
         ok &= np.all(hi - lo <= AUTO_RELATIVE_TARGET * np.maximum(0.5 * (lo + hi), AUTO_SPECTRUM_FRACTION * hi[:, :1]),
@@ -822,7 +822,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
         # sane; the others get Lemma P-G's scaled evaluation from the caller).
         # Lemma 8.1's β ≥ max|b_jl|: max_l ‖b_l‖ ≤ √max_l _inflate(fl(BᵀB)_ll, n) (Lemma 2.2; no pass over B)
         with np.errstate(over="ignore", invalid="ignore"):
-            bmax = up(np.sqrt(np.max(fperror._inflate(GB[:, idx, idx], n), axis=1)))
+            bmax = up(np.sqrt(fperror._inflate(GB[:, idx, idx], n).max(axis=1)))
         for a, b, SB in SBs:
             loc = np.flatnonzero(ok[a:b])
             if len(loc) == b - a:
@@ -946,11 +946,11 @@ def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.nd
         eRR = _stacked.residual_norm_upper(GB, L, None, L, aL)  # (Y is X: the symmetric chain, §10)
         # ‖Ĝ_A‖₂ ≤ √(‖Ĝ_A‖₁‖Ĝ_A‖_∞) (F4; Lemma 2.2 for the sums), the roots taken first: no overflow below 2¹⁰²⁴
         aG = np.abs(GA)
-        n1 = np.max(_stacked._mv(aG.transpose(0, 2, 1), np.ones((h, d))), axis=1)  # column sums (Lemma 2.2)
-        ninf = np.max(_stacked._mv(aG, np.ones((h, d))), axis=1)  # row sums
+        n1 = _stacked._mv(aG.transpose(0, 2, 1), np.ones((h, d))).max(axis=1)  # column sums (Lemma 2.2)
+        ninf = _stacked._mv(aG, np.ones((h, d))).max(axis=1)  # row sums
         nGA = up(up(np.sqrt(n1)) * up(np.sqrt(ninf)))
         eps = up(up(nGA + errA) * up(errB + eRR))
-    ok &= np.isfinite(beta) & np.isfinite(eps) & np.all(np.isfinite(M.reshape(h, -1)), axis=1)
+    ok &= np.isfinite(beta) & np.isfinite(eps) & np.isfinite(M.reshape(h, -1)).all(axis=1)
     return L, M, beta, eps, ok
 
 
@@ -984,10 +984,10 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
     t = np.asarray(t, dtype=np.int64)
     with np.errstate(over="ignore", under="ignore"):
         lo2, hi2 = np.ldexp(lo, t[:, None]), np.ldexp(hi, t[:, None])
-    finite = np.all(np.isfinite(hi), axis=1)
+    finite = np.isfinite(hi).all(axis=1)
     # As in _finish: lower ends need fl > 2⁻¹⁰²² (strict), upper ends fl ≥ 2⁻¹⁰²².
-    exact = (np.all(np.isfinite(hi2), axis=1) & np.all((lo == 0) | (np.abs(lo2) > _MIN_NORMAL), axis=1)
-             & np.all((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL), axis=1))
+    exact = (np.isfinite(hi2).all(axis=1) & ((lo == 0) | (np.abs(lo2) > _MIN_NORMAL)).all(axis=1)
+             & ((hi == 0) | (np.abs(hi2) >= _MIN_NORMAL)).all(axis=1))
     z = np.zeros((h, k - r))
     # svd._build_from_bounds row by row, its array work done once for the stack: clamp at 0, tighten
     # monotonically (σ₁ ≥ σ₂ ≥ …), count the nonzero ends. The k − r exact zeros are appended after the
