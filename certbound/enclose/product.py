@@ -57,7 +57,7 @@ from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scali
 from certbound.enclose._stacked import down, up
 from certbound.enclose.fperror import ETA
 from certbound.enclose.gram import _outward_sqrt, _outward_squares
-from certbound.enclose.quantities import _norm_21_from_gram_stack, norm_21_of_products
+from certbound.enclose.quantities import _norm_21_from_gram_stack, _norm_21_from_grams, norm_21_of_products
 from certbound.enclose.svd import (
     AUTO_RELATIVE_TARGET,
     AUTO_SPECTRUM_FRACTION,
@@ -782,7 +782,7 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     if d > min(m, n):
         return out, n21, np.zeros(h, dtype=bool)
     GA, nKA, _ = _grams_and_abs_gram_norms(As, keep=False)
-    GB, nKB, SBs = _grams_and_abs_gram_norms(Bs, keep=norms_21, chain=False)  # (ν_B only enters ε)
+    GB, nKB, _ = _grams_and_abs_gram_norms(Bs, keep=False, chain=False)  # (ν_B only enters ε)
     idx = np.arange(d)
     finite = np.isfinite(GA[:, idx, idx]).all(axis=1) & np.isfinite(GB[:, idx, idx]).all(axis=1)
     L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
@@ -822,15 +822,13 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
         # sane; the others get Lemma P-G's scaled evaluation from the caller).
         # Lemma 8.1's β ≥ max|b_jl|: max_l ‖b_l‖ ≤ √max_l _inflate(fl(BᵀB)_ll, n) (Lemma 2.2; no pass over B)
         with np.errstate(over="ignore", invalid="ignore"):
-            bmax = up(np.sqrt(fperror._inflate(GB[:, idx, idx], n).max(axis=1)))
-        for a, b, SB in SBs:
-            loc = np.flatnonzero(ok[a:b])
-            if len(loc) == b - a:
-                balls = _norm_21_from_gram_stack(GA[a:b], nKA[a:b], SB, m, beta=bmax[a:b])
-            else:
-                balls = _norm_21_from_gram_stack(GA[a + loc], nKA[a + loc], SB[loc], m, beta=bmax[a + loc])
-            for j, ball in zip((a + loc).tolist(), balls):
-                n21[j] = ball
+            bmax = up(np.sqrt(fperror._inflate(GB[sel][:, idx, idx], n).max(axis=1)))
+        # one GEMM per right factor from its own memory (no stack of B), the float finish once (§8)
+        every = len(sel) == h
+        balls = _norm_21_from_grams(GA if every else GA[sel], nKA if every else nKA[sel],
+                                    Bs if every else [Bs[j] for j in sel.tolist()], m, bmax)
+        for j, ball in zip(sel.tolist(), balls):
+            n21[j] = ball
     return out, n21, finite
 
 

@@ -1452,15 +1452,85 @@ def _norm_21_from_gram_stack(G: np.ndarray, nK: np.ndarray, B: np.ndarray, m: in
         As :func:`_norm_21_of_product_gram_stack`.
     """
     h, n, d = B.shape
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        bb = np.einsum("hij,hij->hi", B, B)  # fl(Σ_l b_jl²)
+        t = np.einsum("hij,hij->hi", np.matmul(B, G), B)  # t_j ≈ b_jᵀ Ĝ b_j
+        if beta is None:
+            beta = np.maximum(B.max(axis=(1, 2)), -B.min(axis=(1, 2)))
+    return _norm_21_from_quadratic_forms(t, bb, nK, m, d, beta, exponents)
+
+
+def _norm_21_from_grams(G: np.ndarray, nK: np.ndarray, Bs: list[np.ndarray], m: int, beta: np.ndarray
+                        ) -> list[arb | None]:
+    """:func:`_norm_21_from_gram_stack` for a list of right factors, one product per factor (no stack of B).
+
+    Lemma 8.1's ``T = fl(B_j Ĝ_j)`` is one GEMM per factor from its own memory, ``t_j`` and
+    ``fl(Σ_l b_jl²)`` one row-wise dot product each (the same rounded operations per slice as the stacked
+    evaluation, proofs/enclosure.md §8, "Batched"); the rest is :func:`_norm_21_from_quadratic_forms`
+    once for all the products.
+
+    Parameters
+    ----------
+    G : ndarray, shape (h, d, d)
+        ``fl(A_jᵀA_j)``, each entry one rounded dot product of length m (Lemma 2.1).
+    nK : ndarray, shape (h,)
+        Floats ≥ ‖|A_j|ᵀ|A_j|‖₂.
+    Bs : list of h ndarrays, each n×d
+        Exact float64 right factors (C-contiguous).
+    m : int
+        The left factors' row count.
+    beta : ndarray (h,)
+        Floats ≥ max|b_jl| of each factor.
+
+    Returns
+    -------
+    list of arb or None
+        As :func:`_norm_21_of_product_gram_stack`.
+    """
+    h = len(Bs)
+    n, d = Bs[0].shape
+    t, bb = np.empty((h, n)), np.empty((h, n))
+    T = np.empty((n, d))
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        for j, Bj in enumerate(Bs):
+            np.matmul(Bj, G[j], out=T)
+            t[j] = np.einsum("ij,ij->i", T, Bj)
+            bb[j] = np.einsum("ij,ij->i", Bj, Bj)
+    return _norm_21_from_quadratic_forms(t, bb, nK, m, d, beta)
+
+
+def _norm_21_from_quadratic_forms(t: np.ndarray, bb: np.ndarray, nK: np.ndarray, m: int, d: int, beta: np.ndarray,
+                                  exponents: np.ndarray | None = None) -> list[arb | None]:
+    """Lemma 8.1's balls from the float quadratic forms ``t_j = fl(Σ_l T_jl b_jl)`` and ``fl(Σ_l b_jl²)``.
+
+    The part of :func:`_norm_21_from_gram_stack` after the products (proofs/enclosure.md §8,
+    *Evaluation*), for h products at once.
+
+    Parameters
+    ----------
+    t, bb : ndarrays, shape (h, n)
+        Per product and row j of B: ``t_j`` as Lemma 8.1 computes it, and ``fl(Σ_l b_jl²)``.
+    nK : ndarray, shape (h,)
+        Floats ≥ ‖|A|ᵀ|A|‖₂.
+    m, d : int
+        The left factors' row count and the inner dimension.
+    beta : ndarray (h,)
+        Floats ≥ max|b_jl| per product.
+    exponents : ndarray (h,) of int, optional
+        As for :func:`_norm_21_from_gram_stack`.
+
+    Returns
+    -------
+    list of arb or None
+        As :func:`_norm_21_of_product_gram_stack`.
+    """
+    h, n = t.shape
     inflate = fperror._inflate
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         # q_j ≥ |b_j|ᵀK|b_j| with K = |A|ᵀ|A| through K's norm: |b_j|ᵀK|b_j| ≤ ‖K‖₂‖b_j‖₂² (K symmetric
         # positive semidefinite), ‖K‖₂ by Lemma 3.1's chain, ‖b_j‖₂² by Lemma 2.2 (no d×d |A|ᵀ|A|, no |B|K).
-        q = inflate(nK[:, None] * inflate(np.einsum("hij,hij->hi", B, B), d), 1)
-        t = np.einsum("hij,hij->hi", np.matmul(B, G), B)  # t_j ≈ b_jᵀ Ĝ b_j
+        q = inflate(nK[:, None] * inflate(bb, d), 1)
         c1f = _lemma81_constants(m, d)[0]
-        if beta is None:
-            beta = np.maximum(B.max(axis=(1, 2)), -B.min(axis=(1, 2)))
         c0f = _lemma81_c0_upper(m, d, beta)[:, None]
         # e_j ≥ c₁q_j + c₀: one rounded product, then one sum of two nonnegative floats.
         e = inflate(inflate(c1f * q, 1) + c0f, 1)
