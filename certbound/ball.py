@@ -955,7 +955,7 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     The dict :func:`ball_to_json` gives for a ball whose exact ends are
     ``lo`` and ``hi``: ``exact`` holds the two floats as dyadics (from
     ``float.as_integer_ratio``, already in lowest terms), ``lower``/``upper``
-    their outward decimal roundings (:func:`_decimal_round_float`: the same strings), ``mid`` the float
+    their outward decimal roundings (:func:`_float_end_decimal`: the strings of :func:`_decimal_round_float`), ``mid`` the float
     nearest to (lo + hi)/2 — which lies in [lo, hi], so the printed ends are
     never widened (proofs/enclosure.md §8, "JSON forms"). Used for the
     quantities evaluated from float ends (Lemmas 8.2, 8.3): no Arb ball is formed.
@@ -993,11 +993,28 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     # (proofs/enclosure.md §8, "JSON forms"). After an overflow: the exact midpoint, rounded once.
     mid = m * 0.5 if math.isfinite(m) else float((Fraction(nl, dl) + Fraction(nh, dh)) / 2)
     return {
-        "lower": _decimal_round_float(lo, digits, decimal.ROUND_FLOOR) if nl else "0",
-        "upper": _decimal_round_float(hi, digits, decimal.ROUND_CEILING) if nh else "0",
+        "lower": _float_end_decimal(lo, nl, dl, digits, decimal.ROUND_FLOOR),
+        "upper": _float_end_decimal(hi, nh, dh, digits, decimal.ROUND_CEILING),
         "mid": mid,
         "exact": {"lower": f"{nl}*2^-{kl}" if kl else str(nl), "upper": f"{nh}*2^-{kh}" if kh else str(nh)},
     }
+
+
+def _float_end_decimal(x: float, num: int, den: int, digits: int, rounding: str) -> str:
+    """The decimal string of the float end ``x = num/den`` (``x.as_integer_ratio()``) rounded in this direction.
+
+    ``_decimal_round_float(x)`` (for x ≠ 0), the same string: for ``den = 2^k > 1``
+    (num odd) it is formed from the ratio already at hand by one
+    ``Context.divide`` (:func:`_decimal_round_quotient`'s operation; both are
+    proved equal to :func:`_decimal_round_dyadic` of num/2^k, proofs/enclosure.md §8,
+    "JSON forms"), which is cheaper than the exact conversion ``Decimal(x)``.
+    """
+    if not num:
+        return "0"
+    if den == 1:
+        return _decimal_round_float(x, digits, rounding)
+    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).divide(decimal.Decimal(num),
+                                                                                  decimal.Decimal(den)))
 
 
 def _parse_dyadic(s: str) -> arb:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from certbound.ball import _decimal_round_dyadic, _decimal_round_float, float_interval_to_json
+from certbound.ball import _decimal_round_dyadic, _decimal_round_float, _float_end_decimal, float_interval_to_json
 
 _EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
@@ -48,6 +48,16 @@ def test_same_string_as_dyadic_reference_and_directed(digits: int, rounding: str
         q, fx = Fraction(s), Fraction(x)
         assert (q <= fx) if rounding == decimal.ROUND_FLOOR else (q >= fx), (x, s)
         assert len(decimal.Decimal(s).as_tuple().digits) <= digits
+
+
+@pytest.mark.parametrize("digits", [1, 3, 17, 25])
+@pytest.mark.parametrize("rounding", [decimal.ROUND_FLOOR, decimal.ROUND_CEILING])
+def test_float_end_decimal_is_the_dyadic_decimal(digits: int, rounding: str) -> None:
+    # float_interval_to_json's ends: from the ratio (one division), integers and 0 included.
+    for x in _floats(3000, 100 + digits) + [0.0, 7.0, -3.0, 2.0**80]:
+        n, d = x.as_integer_ratio()
+        want = "0" if n == 0 else _decimal_round_dyadic(n, d.bit_length() - 1, digits, rounding)
+        assert _float_end_decimal(x, n, d, digits, rounding) == want, x
 
 
 def test_float_interval_json_uses_the_same_strings() -> None:

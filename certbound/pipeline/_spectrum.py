@@ -415,14 +415,13 @@ def _record_of(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], incl
             n21 = norm_21_of_product(*facs) if facs is not None else norm_21(m.dense)
         msgs = msgs + [str(w.message) for w in caught]
     with working_precision(DEFAULT_PREC):
-        scale = m.scale()
         if m.logit_scale_d != 1:
+            scale = m.scale()
             enc = scaled_enclosure(enc, scale)
             n21 = n21 * scale
             sums = None  # they were of the unscaled enclosure
         # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemmas 8.2, 8.3, proofs/enclosure.md §8; σᵢ proved 0 are
         # skipped), printed straight from those ends; a ball where neither lemma applies (other p).
-        ps = list(ps)
         fro, nuclear, s_ps = sums if sums is not None else norms_and_schatten_intervals(enc, ps)
         schatten = {str(p): _quantity_json(v) for p, v in zip(ps, s_ps)}
         rec: dict[str, Any] = {
