@@ -232,8 +232,8 @@ def any_tiny_nonzero(W: np.ndarray, threshold: float) -> bool:
     return False
 
 
-def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False,
-                         amax: float | None = None) -> tuple[np.ndarray, int, bool]:
+def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False, amax: float | None = None,
+                         out: np.ndarray | None = None) -> tuple[np.ndarray, int, bool]:
     """Scale W by 2^k so that ``max|W·2^k| ∈ [1, 2)``.
 
     Returns ``(Ws, k, exact)``; ``exact`` is False when scaling down rounded
@@ -250,6 +250,8 @@ def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False,
         Multiply W itself (only for an array the caller owns).
     amax : float, optional
         ``max(W.max(), -W.min())`` if the caller has already read it (else read here).
+    out : numpy.ndarray, optional
+        Where to write the scaled matrix when it is not made in place (float64, W's shape).
 
     Returns
     -------
@@ -282,8 +284,9 @@ def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False,
     # Exactness is decided on the unscaled values (before an in-place product).
     exact = k > 0 or not any_tiny_nonzero(W, float(np.ldexp(1.0, -1022 - k)))
     inplace = inplace and W.flags.writeable
+    target = W if inplace else out
     if -1022 <= k <= 1023:
-        Ws = np.multiply(W, np.ldexp(1.0, k), out=W if inplace else None)
+        Ws = np.multiply(W, np.ldexp(1.0, k), out=target)
     else:
-        Ws = np.ldexp(W, k, out=W if inplace else None)
+        Ws = np.ldexp(W, k, out=target)
     return Ws, k, exact

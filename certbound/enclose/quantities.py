@@ -969,18 +969,20 @@ def _scaled_column_sumsq(X: np.ndarray, transposed: bool, owned: bool,
     if amax is None:
         amax = max(float(X.max()), -float(X.min()))
     step = max(1, _SUMSQ_BLOCK_ENTRIES // cols)
+    in_place = owned and X.flags.writeable
+    buf = None if in_place else np.empty((min(step, rows), cols))  # one block's scaled squares, reused
     v: np.ndarray | None = None
     parts: list[np.ndarray] = []
     k, exact = 0, True
     with np.errstate(over="ignore"):
         for i in range(0, rows, step):
             block = X[i:i + step]
-            scaled, k, block_exact = power_of_two_scaling(block, inplace=owned, amax=amax)
+            room = None if buf is None else buf[:block.shape[0]]
+            scaled, k, block_exact = power_of_two_scaling(block, inplace=in_place, amax=amax, out=room)
             exact = exact and block_exact
-            if scaled is not block or (owned and block.flags.writeable):
-                sq = np.multiply(scaled, scaled, out=scaled)  # a fresh scaled block, or the caller's copy
-            else:
-                sq = block * block
+            # squared where the scaled block is (the buffer or the caller's copy); an unscaled block of the
+            # caller's W (k = 0) is squared into the buffer
+            sq = np.multiply(scaled, scaled, out=scaled if (in_place or scaled is not block) else room)
             if transposed:
                 parts.append(_row_sums_in_order(sq))
                 continue

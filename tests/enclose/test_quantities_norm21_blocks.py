@@ -126,6 +126,18 @@ def test_non_finite_entries_raise_the_usual_error(order, bad):
         Q.norm_21(W)
 
 
+def test_scaling_into_a_buffer_is_the_same_scaling():
+    rng = np.random.default_rng(4)
+    for e in (-1070, -600, -3, 0, 2, 700):
+        W = rng.standard_normal((6, 5)) * 2.0**e
+        W[0, 0] = 5e-324 * 3
+        want = power_of_two_scaling(W)
+        buf = np.full_like(W, np.nan)
+        got = power_of_two_scaling(W, out=buf)
+        assert got[1:] == want[1:] and np.array_equal(got[0], want[0])
+        assert got[0] is (W if want[1] == 0 else buf)
+
+
 def test_input_is_not_modified():
     rng = np.random.default_rng(2)
     for W in _matrices(rng, 20):
