@@ -4,7 +4,7 @@
 proofs/enclosure-gram.md §1a) forms fl(XᵀX) by column blocks, rows ``:J₁`` only, mirrors for the
 strictly lower blocks. Checked exactly (Fractions, :mod:`tests.enclose.exact_inertia`):
 
-* the entrywise model of Lemma 3.1 / 2.5 — |G − XᵀX| ≤ γ_k|X|ᵀ|X| + 4mη, k = b + ⌈m/b⌉ when m > 2b,
+* the entrywise model of Lemma 3.1 / 2.5 — |G − XᵀX| ≤ γ_k|X|ᵀ|X| + 4mη, k = b + ⌈m/b⌉ − 1 when m > 2b,
   else m — for every entry, at block widths and chunk lengths that do and do not divide the sizes;
 * α ≥ ‖XᵀX − I‖₂ on near-orthonormal, Householder, rank-deficient and badly scaled X;
 * α under a *legal* adversarial BLAS: every GEMM returns, entry by entry, the float nearest to the
@@ -32,8 +32,8 @@ def _gamma(k: int) -> Fraction:
 
 
 def _k_of(m: int, b: int) -> int:
-    """Lemma 2.5's length: b + ⌈m/b⌉ for chunked (m > 2b) sums, m otherwise (written out, not imported)."""
-    return b + -(-m // b) if m > 2 * b else m
+    """Lemma 2.5's length: b + ⌈m/b⌉ − 1 for chunked (m > 2b) sums, m otherwise (written out, not imported)."""
+    return b + -(-m // b) - 1 if m > 2 * b else m
 
 
 def _case(rng, m: int, r: int) -> np.ndarray:

@@ -122,10 +122,16 @@ def _sym_case(rng, m, r):
     s = None if rng.random() < 0.3 else rng.standard_normal(r) * 2.0 ** float(rng.choice([0, -500, -1060, 200, 400]))
     if s is not None and rng.random() < 0.2:
         s[rng.integers(0, r)] = float(rng.choice([0.0, -0.0, 5e-324]))
-    how = int(rng.integers(0, 3))
+    how = int(rng.integers(0, 4))
+    if how == 3:  # constant |X| and |s|: N = |X||S||X|ᵀ has equal row sums, so ‖N‖₂ = ‖N‖_∞ and every
+        # upward step of the chain is needed (full-mantissa entries: the float sums round down as often as up)
+        x = float(np.ldexp(float(rng.integers(2**52, 2**53)), -52))
+        X = x * rng.choice([-1.0, 1.0], (m, r))
+        if s is not None:
+            s = np.full(r, float(np.ldexp(float(rng.integers(2**52, 2**53)), -52))) * rng.choice([-1.0, 1.0], r)
     with np.errstate(all="ignore"):
         S = np.ones(r) if s is None else s
-        if how == 0:  # the kernel's own product: computed residual 0, the a-priori chain carries it all
+        if how in (0, 3):  # the kernel's own product: computed residual 0, the a-priori chain carries it all
             W = np.matmul(X, S[:, None] * X.T)
         elif how == 1:
             A = rng.standard_normal((m, m))
