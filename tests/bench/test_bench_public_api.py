@@ -19,8 +19,8 @@ import pathlib
 import pytest
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
-#: Not checked: their owners time the pipeline's private stages on purpose (bench_model.py still imports
-#: ``certbound._commands._options.DeprecatedAlias``, whose bench-local home is bench/_bench_options.py).
+#: Not checked: they time the pipeline's private stages on purpose (bench_model.py: pipeline._spectrum's
+#: certify/enclose_theory_matrices and _blas.single_threaded; its options come from bench/_bench_options.py).
 OTHERS = {"bench_gram.py", "bench_model.py"}
 SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in OTHERS)
 
