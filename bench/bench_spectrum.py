@@ -34,7 +34,6 @@ import numpy as np
 from _bench_options import add_spectrum_mode_option
 
 
-
 def _matrices(path, layers):
     from certbound.checkpoints import open_checkpoint, theory_matrices
 
