@@ -716,7 +716,7 @@ def _certify_stack_gram(As: list[np.ndarray], Bs: list[np.ndarray], norms_21: bo
     return out, n21
 
 
-def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray) -> np.ndarray:
+def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray, absolute: np.ndarray | None = None) -> np.ndarray:
     """Floats ≥ ‖|R| |G| |R|ᵀ‖₂ per slice (one chain of three nonnegative matrix–vector products; §11, Lemma 11.2).
 
     With K = max(|G|, |G|ᵀ) ≥ |G| entrywise, N = |R|K|R|ᵀ is symmetric, nonnegative and ≥ |R||G||R|ᵀ,
@@ -728,6 +728,8 @@ def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray) -> np.ndarray:
     aR : ndarray (h, d, d)
         |R| (already taken).
     G : ndarray (h, d, d)
+    absolute : ndarray (h, d, d), optional
+        ``|G|`` if the caller has it already (not recomputed).
 
     Returns
     -------
@@ -735,7 +737,7 @@ def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray) -> np.ndarray:
         Float upper bounds (+∞ where a step overflowed).
     """
     h, d, _ = aR.shape
-    aG = np.abs(G)
+    aG = np.abs(G) if absolute is None else absolute
     K = np.maximum(aG, aG.transpose(0, 2, 1))
     with np.errstate(over="ignore", invalid="ignore"):
         v = _stacked._mv(aR.transpose(0, 2, 1), np.ones((h, d)))
@@ -937,13 +939,13 @@ def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.nd
         aL = np.abs(L)  # |L| once, for nL, N and the Cholesky residual
         # β = γ_{2d}N + ‖L‖₂²‖AᵀA − Ĝ_A‖₂ + 2d²η(1 + 2‖|L|‖₂), N ≥ ‖|L|ᵀ|Ĝ_A||L|‖₂
         nL = _stacked.norm2_upper(L, aL)  # Lemma 2.3 (min(Frobenius, Hölder)) reads |L| only: ≥ ‖|L|‖₂ too
-        N = _abs_congruence_norm_upper(aL.transpose(0, 2, 1), GA)
+        aG = np.abs(GA)  # |Ĝ_A| once, for N and ‖Ĝ_A‖₂
+        N = _abs_congruence_norm_upper(aL.transpose(0, 2, 1), GA, aG)
         under = up(_core_underflow_upper(d, d, d) * up(1.0 + 2.0 * nL))
         beta = up(up(up(_stacked.gamma_upper(2 * d) * N) + up(up(nL * nL) * errA)) + under)
         # ε = (‖Ĝ_A‖₂ + ‖AᵀA − Ĝ_A‖₂)(‖BᵀB − Ĝ_B‖₂ + ‖Ĝ_B − LLᵀ‖₂)
         eRR = _stacked.residual_norm_upper(GB, L, None, L, aL)  # (Y is X: the symmetric chain, §10)
         # ‖Ĝ_A‖₂ ≤ √(‖Ĝ_A‖₁‖Ĝ_A‖_∞) (F4; Lemma 2.2 for the sums), the roots taken first: no overflow below 2¹⁰²⁴
-        aG = np.abs(GA)
         n1 = _stacked._mv(aG.transpose(0, 2, 1), np.ones((h, d))).max(axis=1)  # column sums (Lemma 2.2)
         ninf = _stacked._mv(aG, np.ones((h, d))).max(axis=1)  # row sums
         nGA = up(up(np.sqrt(n1)) * up(np.sqrt(ninf)))
