@@ -852,9 +852,10 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
 
     The Gram matrices come from one SYRK per factor (``keep``: one batched product per chunk of stacked
     factors; each entry one rounded dot product of length m either way, Lemma 2.1); ν is Lemma 3.1's one
-    chain (:func:`._stacked.abs_gram_norm2_upper`) on the chunk's stack of |F|, or, without ``chain``, ‖F‖_F² bounded from the diagonal of fl(FᵀF)
-    (‖|F|ᵀ|F|‖₂ ≤ ‖|F|‖_F² = Σ_l ‖f_l‖², each ‖f_l‖² ≤ _inflate(fl(FᵀF)_ll, m) and their sum by
-    Lemma 2.2: no pass over F; ≈ 1.4× the chain's ν on MiniLM's heads). Chunks: :data:`FACTOR_CHUNK_BYTES`.
+    chain (:func:`._stacked.abs_gram_norm2_upper`) on the chunk's stack of |F|, or, without ``chain``,
+    ‖F‖_F² bounded from the diagonal of fl(FᵀF) (‖|F|ᵀ|F|‖₂ ≤ ‖|F|‖_F² = Σ_l ‖f_l‖², each
+    ‖f_l‖² ≤ _inflate(fl(FᵀF)_ll, m) and their sum by Lemma 2.2: no pass over F; ≈ 1.4× the chain's ν on
+    MiniLM's heads). Chunks: :data:`FACTOR_CHUNK_BYTES`.
 
     Parameters
     ----------
