@@ -232,16 +232,25 @@ def test_an_unknown_flag_is_reported_by_its_command(argv, capsys):
 def test_a_sweep_failing_while_drawing_keeps_the_previous_outputs(tmp_path, monkeypatch, capsys):
     from certbound.report import figures
 
+    def quick_save(fig, out_dir, stem, caption):  # the figures' bytes do not matter here, where they go does
+        paths = {}
+        for ext in ("pdf", "png"):
+            paths[ext] = os.path.join(out_dir, f"{stem}.{ext}")
+            with open(paths[ext], "w") as f:
+                f.write(f"{stem} {caption}")
+        return {**paths, "caption": caption}
+
+    monkeypatch.setattr(figures, "save_figure", quick_save)
     out = tmp_path / "results"
-    args = ["sweep", DEMO, "--out", str(out), "--grid-L", "1,2", "--grid-N", "8,16"]
+    args = ["sweep", DEMO, "--out", str(out), "--no-random-grid"]  # one tiny model: three figures
     assert main(args) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert {"sweep.json", "proxies_vs_N.png", "norms_vs_N.pdf"} <= set(before)
+    assert {"sweep.json", "norms_vs_N.pdf", "singular_values.png", "contribution_curves.png"} <= set(before)
 
     def broken(*a, **k):
         raise ValueError("drawing failed")
 
-    monkeypatch.setattr(figures, "plot_singular_value_decay", broken)  # after two figures are drawn
-    assert main(args + ["--seed", "1"]) == 2
+    monkeypatch.setattr(figures, "plot_contribution_curves", broken)  # after the other two are drawn
+    assert main(args + ["--spectrum-mode", "fast"]) == 2  # other captions: a figure written now would differ
     assert "drawing failed" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no new figure, no staging directory
