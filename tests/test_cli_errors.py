@@ -254,3 +254,20 @@ def test_a_sweep_failing_while_drawing_keeps_the_previous_outputs(tmp_path, monk
     assert main(args + ["--spectrum-mode", "fast"]) == 2  # other captions: a figure written now would differ
     assert "drawing failed" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no new figure, no staging directory
+
+
+def test_a_records_file_that_cannot_be_made_is_named_with_its_json(tmp_path, monkeypatch, capsys):
+    from certbound._commands import spectrum
+
+    def refuse(path, *a, **k):  # as a read-only file system does (root passes the up-front access checks)
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(spectrum, "RecordStore", refuse)
+    out = tmp_path / "x.json"
+    assert main(["spectrum", DEMO, "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert (f"error: {out}.records.jsonl: permission denied (the records file of --json {str(out)!r}; "
+            "choose another place with --records FILE)") in err
+    assert main(["spectrum", DEMO, "--json", str(out), "--records", str(tmp_path / "r.jsonl")]) == 2
+    assert f"error: {tmp_path / 'r.jsonl'}: permission denied\n" in capsys.readouterr().err  # a named file: as is
+    assert os.listdir(tmp_path) == []

@@ -171,8 +171,15 @@ def run(args: argparse.Namespace) -> int:
     if records_path is None:
         store = MemoryRecordStore()
     else:
-        store = RecordStore(records_path, spectrum_store_settings(args.spectrum_mode, ps, include_sigma),
-                            resume=args.resume)
+        try:
+            store = RecordStore(records_path, spectrum_store_settings(args.spectrum_mode, ps, include_sigma),
+                                resume=args.resume)
+        except OSError as exc:
+            if args.records or exc.strerror is None:
+                raise
+            # The records file is one the user did not name: say where it comes from.
+            raise type(exc)(exc.errno, f"{exc.strerror} (the records file of --json {args.json!r}; "
+                                       "choose another place with --records FILE)", records_path) from None
     try:
         run = spectrum_run(args.model, spectrum_mode=args.spectrum_mode, raw=args.raw,
                            scale_logits=args.scale_logits, ps=ps, layers=layers, jobs=args.jobs, config=args.config, mapping=args.mapping,
