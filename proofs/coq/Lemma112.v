@@ -3,7 +3,10 @@
     Backs [proofs/enclosure.md] §11 Lemma 11.2 (its proof and its
     *Evaluation*; the second part of this file, after the float steps:
     steps (a)-(c) [lemma_11_2_congruence], the lemma [lemma_11_2_matrix]
-    and the composition [certify_stack_theorem_g_sound]); code:
+    and the composition [certify_stack_theorem_g_sound]; on the same
+    spectral facts also Theorems G and G-T of [enclosure-gram.md] §1, §1a:
+    [theorem_g_matrix] ([gram.theorem_g_float_bounds]) and
+    [theorem_gt_matrix] ([gram.tridiagonal_theorem_g_float_bounds])); code:
     [certbound/enclose/product.py] ([_certify_stack_theorem_g],
     [_congruence_core], [_abs_congruence_norm_upper],
     [_grams_and_abs_gram_norms] with [chain=False]).  The matrix-level
@@ -313,6 +316,51 @@ Qed.
 Lemma inflate_format : forall k v, format (inflate k v).
 Proof. intros. apply fl_format. Qed.
 
+(** One diagonal entry of [fl(B^T B)] (any classical evaluation of
+    [sum_k b_kl^2]) then [_inflate(., n)] bounds the column's [||b_l||^2]. *)
+Lemma gram_diag_colsq_upper : forall n (B : nat -> nat -> R) l (t : dtree),
+  (1 <= n)%nat -> INR n <= 2 ^ 40 ->
+  Permutation (dpairs t) (map (fun k => (B k l, B k l)) (seq 0 n)) ->
+  rsum n (fun k => Rabs (B k l) * Rabs (B k l)) <= inflate n (dfl t).
+Proof.
+  intros n B l t Hn1 Hn Hp.
+  assert (HF : Forall (fun p => fst p = snd p) (dpairs t)).
+  { apply Forall_forall. intros p Hin. eapply Permutation_in in Hin; [|exact Hp].
+    apply in_map_iff in Hin as (k & <- & _). reflexivity. }
+  destruct (dabs_tree_squares t HF) as [E P]. rewrite <- E.
+  apply (mv_entry_upper n (fun _ k => Rabs (B k l)) (fun k => Rabs (B k l)) (fun k => Rabs (B k l)) O);
+    try assumption.
+  - rewrite P. replace (map (fun k => (Rabs (B k l), Rabs (B k l))) (seq 0 n))
+      with (map (fun p => (Rabs (fst p), Rabs (snd p))) (map (fun k => (B k l, B k l)) (seq 0 n)))
+      by (rewrite map_map; reflexivity).
+    apply Permutation_map, Hp.
+  - intros k _. pose proof (Rabs_pos (B k l)). lra.
+Qed.
+
+Lemma rsum_term_le : forall n (f : nat -> R) k, (forall i, (i < n)%nat -> 0 <= f i) -> (k < n)%nat -> f k <= rsum n f.
+Proof.
+  induction n as [|n IH]; intros f k Hf Hk; [lia|]. simpl.
+  destruct (Nat.eq_dec k n) as [->|Hne].
+  - assert (0 <= rsum n f) by (apply rsum_nonneg; intros; apply Hf; lia). lra.
+  - assert (f k <= rsum n f) by (apply IH; [intros; apply Hf; lia | lia]). pose proof (Hf n ltac:(lia)). lra.
+Qed.
+
+(** Lemma 8.1's [beta >= max |b_kl|] from the Gram diagonal
+    ([_certify_stack_theorem_g] with [norms_21]):
+    [bmax = up(sqrt(max_l _inflate(fl(B^T B)_ll, n)))]. *)
+Theorem gram_diag_max_entry : forall n d (B : nat -> nat -> R) (tg : nat -> dtree) bm,
+  (1 <= n)%nat -> INR n <= 2 ^ 40 ->
+  (forall l, (l < d)%nat -> Permutation (dpairs (tg l)) (map (fun k => (B k l, B k l)) (seq 0 n))) ->
+  (forall l, (l < d)%nat -> inflate n (dfl (tg l)) <= bm) ->
+  forall k l, (k < n)%nat -> (l < d)%nat -> Rabs (B k l) <= succ (fl (sqrt bm)).
+Proof.
+  intros n d B tg bm Hn1 Hn Hp Hbm k l Hk Hl.
+  apply step_up. rewrite <- (sqrt_square (Rabs (B k l))) by apply Rabs_pos.
+  apply sqrt_le_1_alt. eapply Rle_trans; [|apply Hbm, Hl].
+  eapply Rle_trans; [|apply (gram_diag_colsq_upper n B l (tg l) Hn1 Hn (Hp l Hl))].
+  apply (rsum_term_le n (fun k => Rabs (B k l) * Rabs (B k l))); [intros; apply Rle_0_sqr | exact Hk].
+Qed.
+
 Theorem gram_diag_nu_upper : forall n d (B : nat -> nat -> R) (tg : nat -> dtree) (ts : stree) nu,
   (1 <= n)%nat -> INR n <= 2 ^ 40 -> (1 <= d)%nat -> INR d <= 2 ^ 40 ->
   (forall l, (l < d)%nat -> Permutation (dpairs (tg l)) (map (fun k => (B k l, B k l)) (seq 0 n))) ->
@@ -322,20 +370,8 @@ Theorem gram_diag_nu_upper : forall n d (B : nat -> nat -> R) (tg : nat -> dtree
 Proof.
   intros n d B tg ts nu Hn1 Hn Hd1 Hd Hpg Hps Hnu.
   set (c := fun l => inflate n (dfl (tg l))).
-  assert (Hc : forall l, (l < d)%nat -> rsum n (fun k => Rabs (B k l) * Rabs (B k l)) <= c l).
-  { intros l Hl.
-    assert (HF : Forall (fun p => fst p = snd p) (dpairs (tg l))).
-    { apply Forall_forall. intros p Hin. eapply Permutation_in in Hin; [|exact (Hpg l Hl)].
-      apply in_map_iff in Hin as (k & <- & _). reflexivity. }
-    destruct (dabs_tree_squares (tg l) HF) as [E P].
-    unfold c. rewrite <- E.
-    apply (mv_entry_upper n (fun _ k => Rabs (B k l)) (fun k => Rabs (B k l)) (fun k => Rabs (B k l)) O);
-      try assumption.
-    - rewrite P. replace (map (fun k => (Rabs (B k l), Rabs (B k l))) (seq 0 n))
-        with (map (fun p => (Rabs (fst p), Rabs (snd p))) (map (fun k => (B k l, B k l)) (seq 0 n)))
-        by (rewrite map_map; reflexivity).
-      apply Permutation_map, Hpg, Hl.
-    - intros k _. pose proof (Rabs_pos (B k l)). lra. }
+  assert (Hc : forall l, (l < d)%nat -> rsum n (fun k => Rabs (B k l) * Rabs (B k l)) <= c l)
+    by (intros l Hl; apply gram_diag_colsq_upper; auto).
   assert (Hc0 : forall l, (l < d)%nat -> format (c l) /\ 0 <= c l).
   { intros l Hl. split; [apply inflate_format|]. eapply Rle_trans; [|apply Hc, Hl].
     apply rsum_nonneg. intros; apply Rle_0_sqr. }
@@ -778,6 +814,140 @@ Proof.
                 alpha beta e eps ltac:(lra) ltac:(lra) ltac:(lra) Hab c grow shrink Hc Hg Hs i) as Hf.
   destruct (g_ends_ext lv' lv c grow shrink i) as [E1 E2]; [unfold lv'; destruct (lt_dec i d); [reflexivity | lia]|].
   rewrite E1, E2 in Hf. unfold sP in Hf. destruct (lt_dec i d); [|lia]. exact Hf.
+Qed.
+
+(** ** Theorems G and G-T ([enclosure-gram.md] §1, §1a) on the same
+    spectral facts: their matrix hypotheses ([TheoremG.v]'s
+    [weyl_eig_U], [ostrowski], [weyl_additive]; [TheoremGT.v]'s
+    [weyl_eig_Q], [ostrowski_t], [weyl_additive]) are derived here from
+    Weyl, Ostrowski (Lemma G.0) and the eigenvalues of [I] and of a
+    diagonal matrix, for any [G_hat] (not necessarily symmetric): the
+    triangle inequality through [G_hat] is proved. *)
+Lemma congruence_symm : forall d (U Am : nat -> nat -> R), symm d Am -> symm d (mmul d (mmul d U Am) (mtr U)).
+Proof.
+  intros d U Am HA k l Hk Hl. unfold mmul, mtr.
+  rewrite (rsum_ext d _ (fun s => rsum d (fun r => U k r * Am r s * U l s))) by (intros; apply rsum_mulr).
+  rewrite (rsum_ext d (fun s => rsum d (fun r => U l r * Am r s) * U k s)
+             (fun s => rsum d (fun r => U l r * Am r s * U k s))) by (intros; apply rsum_mulr).
+  rewrite (rsum_swap d d (fun s r => U l r * Am r s * U k s)).
+  apply rsum_ext. intros s Hs. apply rsum_ext. intros r Hr. rewrite (HA r s Hr Hs). ring.
+Qed.
+
+Lemma congruence_hypotheses : forall d (G Gh U Am : nat -> nat -> R) alpha beta e,
+  (1 <= d)%nat -> symm d G -> symm d Am ->
+  opbound d d (fun k l => mmul d (mtr U) U k l - idm k l) alpha -> alpha < 1 ->
+  opbound d d (fun k l => Gh k l - G k l) beta ->
+  opbound d d (fun k l => Gh k l - mmul d (mmul d U Am) (mtr U) k l) e ->
+  (1 - alpha <= eig d (mmul d (mtr U) U) (d - 1)%nat /\
+   eig d (mmul d (mtr U) U) (d - 1)%nat <= eig d (mmul d (mtr U) U) O /\
+   eig d (mmul d (mtr U) U) O <= 1 + alpha) /\
+  (forall k, (k < d)%nat -> exists th,
+     eig d (mmul d (mtr U) U) (d - 1)%nat <= th <= eig d (mmul d (mtr U) U) O /\
+     eig d (mmul d (mmul d U Am) (mtr U)) k = th * eig d Am k) /\
+  (forall k, (k < d)%nat -> Rabs (eig d G k - eig d (mmul d (mmul d U Am) (mtr U)) k) <= e + beta).
+Proof.
+  intros d G Gh U Am alpha beta e Hd1 HsG HsA HU Hal HB HE.
+  set (UU := mmul d (mtr U) U).
+  assert (HsUU : symm d UU) by (intros k l _ _; unfold UU, mmul, mtr; apply rsum_ext; intros; ring).
+  assert (Hsid : symm d idm).
+  { intros p q _ _. unfold idm. destruct (Nat.eq_dec p q), (Nat.eq_dec q p); subst; try reflexivity; lia. }
+  assert (HwU : forall k, (k < d)%nat -> Rabs (eig d UU k - 1) <= alpha).
+  { intros k Hk. rewrite <- (eig_idm d k Hk). apply weyl; assumption. }
+  assert (Hext : 1 - alpha <= eig d UU (d - 1)%nat /\ eig d UU (d - 1)%nat <= eig d UU O /\ eig d UU O <= 1 + alpha).
+  { pose proof (HwU (d - 1)%nat ltac:(lia)) as H1. pose proof (HwU O ltac:(lia)) as H2.
+    apply Rabs_le_inv in H1. apply Rabs_le_inv in H2.
+    pose proof (eig_sorted d UU O (d - 1)%nat HsUU ltac:(lia)). lra. }
+  split; [exact Hext|]. split.
+  - intros k Hk. apply ostrowski; [exact HsA | fold UU; lra | exact Hk].
+  - intros k Hk. apply weyl; [exact HsG | apply congruence_symm, HsA | | exact Hk].
+    apply (opbound_ext d d (fun p q => (Gh p q - mmul d (mmul d U Am) (mtr U) p q) + (-1) * (Gh p q - G p q)));
+      [intros; ring|].
+    apply opbound_add; [exact HE|].
+    assert (Hb0 : 0 <= beta) by (destruct HB; assumption).
+    replace beta with (Rabs (-1) * beta) by (rewrite Rabs_left by lra; ring). apply opbound_scal, HB.
+Qed.
+
+(** Theorem G with Lemma G.4's float ends ([gram.theorem_g_float_bounds],
+    [_theorem_g_scalars], [_outward_squares], [_outward_sqrt]): for any
+    [W] ([k x n]), [G_hat], [U] ([k x k]) and [lambda] ([eigh]'s values;
+    [lv] sorted descending), [sigma_i(W) = sqrt(lambda_i(W W^T))], [i < k]. *)
+Theorem theorem_g_matrix : forall k n (W Gh U : nat -> nat -> R) (lam lv : nat -> R) alpha beta e c grow shrink i,
+  (1 <= k)%nat -> (i < k)%nat ->
+  Permutation (map lam (seq 0 k)) (map lv (seq 0 k)) -> (forall p q, (p <= q < k)%nat -> lv q <= lv p) ->
+  opbound k k (fun p q => mmul k (mtr U) U p q - idm p q) alpha -> alpha < 1 ->
+  opbound k k (fun p q => Gh p q - mmul n W (mtr W) p q) beta ->
+  opbound k k (fun p q => Gh p q - mmul k (mmul k U (diagm lam)) (mtr U) p q) e ->
+  beta + e <= c -> 1 + alpha <= grow -> 0 <= shrink <= 1 - alpha ->
+  g_lower_end lv c grow shrink i <= sqrt (eig k (mmul n W (mtr W)) i) <= g_upper_end lv c grow shrink i.
+Proof.
+  intros k n W Gh U lam lv alpha beta e c grow shrink i Hk1 Hi Hperm Hsort HU Hal HB HE Hc Hg Hs.
+  assert (Hdiag : symm k (diagm lam)).
+  { intros p q _ _. unfold diagm. destruct (Nat.eq_dec p q), (Nat.eq_dec q p); subst; try reflexivity; lia. }
+  destruct (congruence_hypotheses k (mmul n W (mtr W)) Gh U (diagm lam) alpha beta e Hk1 (gram_symm k n W)
+              Hdiag HU Hal HB HE) as (Hext & Host & Hadd).
+  set (sW := fun p => if lt_dec p k then sqrt (eig k (mmul n W (mtr W)) p) else 0).
+  set (lG := fun p => if lt_dec p k then eig k (mmul n W (mtr W)) p else 0).
+  set (lH := fun p => if lt_dec p k then eig k (mmul k (mmul k U (diagm lam)) (mtr U)) p else 0).
+  set (lv' := fun p => if lt_dec p k then lv p else 0).
+  assert (Hb0 : 0 <= beta) by (destruct HB; assumption). assert (He0 : 0 <= e) by (destruct HE; assumption).
+  assert (HsW : forall p, 0 <= sW p) by (intros p; unfold sW; destruct (lt_dec p k); [apply sqrt_pos | lra]).
+  assert (HlG : forall p, lG p = sW p ^ 2).
+  { intros p. unfold lG, sW. destruct (lt_dec p k) as [Hp|Hp]; [|simpl; ring].
+    rewrite pow2_sqrt; [reflexivity|]. apply (gram_psd k n W p Hp). }
+  assert (Hos : forall p,
+    (0 <= lv' p -> eig k (mmul k (mtr U) U) (k - 1)%nat * lv' p <= lH p <= eig k (mmul k (mtr U) U) O * lv' p) /\
+    (lv' p < 0 -> eig k (mmul k (mtr U) U) O * lv' p <= lH p <= eig k (mmul k (mtr U) U) (k - 1)%nat * lv' p)).
+  { intros p. unfold lv', lH. destruct (lt_dec p k) as [Hp|Hp]; [|split; intros; lra].
+    destruct (Host p Hp) as (th & Hth & Eth). rewrite Eth, (eig_diag k lam lv Hperm Hsort p Hp).
+    split; intros; split; nra. }
+  assert (Had : forall p, Rabs (lG p - lH p) <= e + beta).
+  { intros p. unfold lG, lH. destruct (lt_dec p k) as [Hp|Hp]; [apply Hadd, Hp | rewrite Rminus_0_r, Rabs_R0; lra]. }
+  pose proof (theorem_g_float sW lG lH lv' _ _ alpha beta e HsW HlG Hext Hos Had alpha beta e
+                ltac:(lra) ltac:(lra) ltac:(lra) c grow shrink Hc Hg Hs i) as Hf.
+  destruct (g_ends_ext lv' lv c grow shrink i) as [E1 E2]; [unfold lv'; destruct (lt_dec i k); [reflexivity | lia]|].
+  rewrite E1, E2 in Hf. unfold sW in Hf. destruct (lt_dec i k); [exact Hf | lia].
+Qed.
+
+(** Theorem G-T with its float ends ([gram.tridiagonal_theorem_g_float_bounds]):
+    [Q] ([k x k]) any float matrix, [T] any symmetric matrix (the float
+    tridiagonal) whose eigenvalues are bracketed by [la i <= lambda_i(T) <= lb i]
+    (Lemma S, [SturmFloat.v]). *)
+Theorem theorem_gt_matrix : forall k n (W Gh Q T : nat -> nat -> R) (la lb : nat -> R) alpha beta e c grow shrink i,
+  (1 <= k)%nat -> (i < k)%nat -> symm k T ->
+  (forall p, (p < k)%nat -> la p <= eig k T p <= lb p) ->
+  opbound k k (fun p q => mmul k (mtr Q) Q p q - idm p q) alpha -> alpha < 1 ->
+  opbound k k (fun p q => Gh p q - mmul n W (mtr W) p q) beta ->
+  opbound k k (fun p q => Gh p q - mmul k (mmul k Q T) (mtr Q) p q) e ->
+  beta + e <= c -> 1 + alpha <= grow -> 0 <= shrink <= 1 - alpha ->
+  g_lower_end la c grow shrink i <= sqrt (eig k (mmul n W (mtr W)) i) <= g_upper_end lb c grow shrink i.
+Proof.
+  intros k n W Gh Q T la lb alpha beta e c grow shrink i Hk1 Hi HsT Hbr HU Hal HB HE Hc Hg Hs.
+  destruct (congruence_hypotheses k (mmul n W (mtr W)) Gh Q T alpha beta e Hk1 (gram_symm k n W)
+              HsT HU Hal HB HE) as (Hext & Host & Hadd).
+  set (sW := fun p => if lt_dec p k then sqrt (eig k (mmul n W (mtr W)) p) else 0).
+  set (lG := fun p => if lt_dec p k then eig k (mmul n W (mtr W)) p else 0).
+  set (lH := fun p => if lt_dec p k then eig k (mmul k (mmul k Q T) (mtr Q)) p else 0).
+  set (lT := fun p => if lt_dec p k then eig k T p else 0).
+  set (la' := fun p => if lt_dec p k then la p else 0).
+  set (lb' := fun p => if lt_dec p k then lb p else 0).
+  assert (Hb0 : 0 <= beta) by (destruct HB; assumption). assert (He0 : 0 <= e) by (destruct HE; assumption).
+  assert (HsW : forall p, 0 <= sW p) by (intros p; unfold sW; destruct (lt_dec p k); [apply sqrt_pos | lra]).
+  assert (HlG : forall p, lG p = sW p ^ 2).
+  { intros p. unfold lG, sW. destruct (lt_dec p k) as [Hp|Hp]; [|simpl; ring].
+    rewrite pow2_sqrt; [reflexivity|]. apply (gram_psd k n W p Hp). }
+  assert (Hos : forall p, exists th, eig k (mmul k (mtr Q) Q) (k - 1)%nat <= th <= eig k (mmul k (mtr Q) Q) O /\
+                                     lH p = th * lT p).
+  { intros p. unfold lH, lT. destruct (lt_dec p k) as [Hp|Hp]; [apply Host, Hp|].
+    exists (eig k (mmul k (mtr Q) Q) O). split; [lra | ring]. }
+  assert (Hbr' : forall p, la' p <= lT p <= lb' p).
+  { intros p. unfold la', lb', lT. destruct (lt_dec p k) as [Hp|Hp]; [apply Hbr, Hp | lra]. }
+  assert (Had : forall p, Rabs (lG p - lH p) <= e + beta).
+  { intros p. unfold lG, lH. destruct (lt_dec p k) as [Hp|Hp]; [apply Hadd, Hp | rewrite Rminus_0_r, Rabs_R0; lra]. }
+  pose proof (theorem_gt_float sW lG lH lT la' lb' _ _ alpha beta e HsW HlG Hext Hos Hbr' Had alpha beta e
+                ltac:(lra) ltac:(lra) ltac:(lra) c grow shrink Hc Hg Hs i) as Hf.
+  destruct (g_ends_ext la' la c grow shrink i) as [E1 _]; [unfold la'; destruct (lt_dec i k); [reflexivity | lia]|].
+  destruct (g_ends_ext lb' lb c grow shrink i) as [_ E2]; [unfold lb'; destruct (lt_dec i k); [reflexivity | lia]|].
+  rewrite E1, E2 in Hf. unfold sW in Hf. destruct (lt_dec i k); [exact Hf | lia].
 Qed.
 
 (** ** The whole of [_certify_stack_theorem_g] for one slice: the code's
