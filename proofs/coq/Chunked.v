@@ -1,9 +1,11 @@
 (** * Chunked dot products (Lemma 2.5)
 
-    Backs [proofs/enclosure.md] §2 Lemma 2.5 ([|s - x^T y| <= gamma_(b+q)
-    |x|^T|y| + 4 m eta] for [q] chunks of at most [b] pairs, each chunk any
-    evaluation, their results added in any order); code:
-    [certbound/enclose/fperror.py] ([chunked_gamma_length]: [b + ceil(k/b)]),
+    Backs [proofs/enclosure.md] §2 Lemma 2.5 ([|s - x^T y| <= gamma_(b+q-1)
+    |x|^T|y| + 4 m eta] for [q >= 1] chunks of at most [b] pairs, each chunk
+    any evaluation, their results added in any order); code:
+    [certbound/enclose/fperror.py] ([chunked_gamma_length]: [b + ceil(k/b) - 1];
+    any larger length, e.g. the earlier [b + ceil(k/b)], is sound too: [gamma]
+    is monotone),
     used by the chunked SYRKs/GEMMs of [fperror.gram_deviation_bound],
     [symmetric_residual_norm_bound] and [gram.rounded_gram] (any chunk
     length [b]).
@@ -51,23 +53,23 @@ Qed.
 Theorem chunked_dot_error : forall (o : otree) (ps : list (R * R)) (b q : nat),
   Permutation (dpairs (flat o)) ps ->
   (forall t, In t (ochunks o) -> (length (dpairs t) <= b)%nat) ->
-  (length (ochunks o) <= q)%nat -> INR (b + q) * u <= / 2 ->
-  Rabs (dfl (flat o) - dot ps) <= gamma (b + q) * absdot ps + 4 * INR (length ps) * eta.
+  (1 <= q)%nat -> (length (ochunks o) <= q)%nat -> INR (b + q - 1) * u <= / 2 ->
+  Rabs (dfl (flat o) - dot ps) <= gamma (b + q - 1) * absdot ps + 4 * INR (length ps) * eta.
 Proof.
-  intros o ps b q Hp Hb Hq Hk.
+  intros o ps b q Hp Hb Hq1 Hq Hk.
   pose proof u_pos as Hu. pose proof eta_pos as He.
-  assert (Hh : (dheight (flat o) <= b + q)%nat).
+  assert (Hh : (dheight (flat o) <= b + q - 1)%nat).
   { pose proof (flat_height o b (fun t Ht => Nat.le_trans _ _ _ (dheight_le_count t) (Hb t Ht))).
     pose proof (odepth_le_chunks o). lia. }
-  assert (Hbq : INR (b + q) * u < 1) by lra.
-  assert (Hh1 : INR (dheight (flat o)) * u < 1) by (apply (INR_mono_u _ (b + q)); assumption).
+  assert (Hbq : INR (b + q - 1) * u < 1) by lra.
+  assert (Hh1 : INR (dheight (flat o)) * u < 1) by (apply (INR_mono_u _ (b + q - 1)); assumption).
   pose proof (dot_tree_error (flat o) Hh1) as E.
   assert (Hlen : length (dpairs (flat o)) = length ps) by (apply Permutation_length; exact Hp).
   rewrite dval_pairs, dabs_pairs in E. rewrite Hlen in E.
   unfold dot, absdot in *.
   rewrite (lsum_perm _ _ (Permutation_map _ Hp)), (lsum_perm _ _ (Permutation_map (fun p => Rabs (fst p) * Rabs (snd p)) Hp)) in E.
   pose proof (gamma_mono _ _ Hh Hbq) as G. pose proof (gamma_nonneg _ Hh1).
-  pose proof (gamma_le_2ku (b + q) Hk).
+  pose proof (gamma_le_2ku (b + q - 1) Hk).
   assert (HA : 0 <= lsum (map (fun p => Rabs (fst p) * Rabs (snd p)) ps)).
   { clear. induction ps as [|p ps IH]; simpl; [lra|].
     pose proof (Rabs_pos (fst p)). pose proof (Rabs_pos (snd p)). nra. }

@@ -288,6 +288,64 @@ Proof.
   apply symmetric_rowsum_bound; assumption.
 Qed.
 
+(** [_inflate(fl(a b), 1)] bounds [a B] for [0 <= B <= b], [a >= 0]
+    (one rounded product, Lemma 2.2 with [k = 1]). *)
+Lemma inflate1_upper : forall a b B, 0 <= a -> 0 <= B <= b -> a * B <= inflate 1 (fl (a * b)).
+Proof.
+  intros a b B Ha HB.
+  pose proof (matvec_entry_upper ((a, b) :: nil) (B :: nil) (DProd a b) (Permutation_refl _)
+                ltac:(constructor; [simpl; lra | constructor]) ltac:(constructor; [simpl; lra | constructor])
+                ltac:(simpl; lia) ltac:(simpl; lra)) as H.
+  simpl in H. unfold lsum in H. simpl in H. rewrite Rplus_0_r in H. exact H.
+Qed.
+
+(** [_stacked.abs_symmetric_product_norm2_upper] (the a-priori term of
+    [residual_norm_upper(W, X, s, X)]: Lemma 11.2's [e] and [eRR], Lemma
+    11.1's [eRR]): [c = _mv(|X|^T, 1)], [c' = _inflate(|s| c, 1)] (or [c]
+    when [s] is None: take [s = 1] and [c' = c]), [out = max _mv(|X|, c')]
+    bounds [|| |X| diag(|s|) |X|^T ||_2] ([N] symmetric nonnegative, row
+    sums [(|X|(|s| (|X|^T 1)))_i], F4). *)
+Theorem abs_symmetric_product_norm2_upper_float : forall m r (X : nat -> nat -> R) (s : nat -> R)
+    (tc tz : nat -> dtree) (c' : nat -> R) N,
+  (1 <= m)%nat -> INR m <= 2 ^ 40 -> (1 <= r)%nat -> INR r <= 2 ^ 40 ->
+  (forall l, (l < r)%nat -> Permutation (dpairs (tc l)) (map (fun i => (mtr (mabs X) l i, 1)) (seq 0 m))) ->
+  (forall l, (l < r)%nat -> Rabs (s l) * inflate m (dfl (tc l)) <= c' l) ->
+  (forall i, (i < m)%nat -> Permutation (dpairs (tz i)) (map (fun l => (mabs X i l, c' l)) (seq 0 r))) ->
+  (forall i, (i < m)%nat -> inflate r (dfl (tz i)) <= N) ->
+  opbound m m (mmul r (fun i l => Rabs (X i l) * Rabs (s l)) (mtr (mabs X))) N.
+Proof.
+  intros m r X s tc tz c' N Hm1 Hm Hr1 Hr Hpc Hc' Hpz HN.
+  set (c := fun l => inflate m (dfl (tc l))).
+  assert (Hc : forall l, (l < r)%nat -> mv m (mtr (mabs X)) (fun _ => 1) l <= c l).
+  { intros l Hl. apply (mv_entry_upper m _ (fun _ => 1)); try assumption; [apply Hpc, Hl|].
+    intros i _. unfold mtr, mabs. pose proof (Rabs_pos (X i l)). lra. }
+  assert (Hc0 : forall l, (l < r)%nat -> 0 <= mv m (mtr (mabs X)) (fun _ => 1) l).
+  { intros l _. unfold mv, mtr, mabs. apply rsum_nonneg. intros; rewrite Rmult_1_r; apply Rabs_pos. }
+  assert (Hc'0 : forall l, (l < r)%nat -> 0 <= c' l).
+  { intros l Hl. eapply Rle_trans; [|apply Hc', Hl]. apply Rmult_le_pos; [apply Rabs_pos|].
+    eapply Rle_trans; [apply Hc0, Hl | apply Hc, Hl]. }
+  set (N' := mmul r (fun i l => Rabs (X i l) * Rabs (s l)) (mtr (mabs X))).
+  assert (Hsym : forall i j, (i < m)%nat -> (j < m)%nat -> N' i j = N' j i).
+  { intros i j _ _. unfold N', mmul, mtr, mabs. apply rsum_ext. intros; ring. }
+  assert (Hnn : forall i j, (i < m)%nat -> (j < m)%nat -> 0 <= N' i j).
+  { intros i j _ _. unfold N', mmul, mtr, mabs. apply rsum_nonneg. intros.
+    apply Rmult_le_pos; [apply Rmult_le_pos|]; apply Rabs_pos. }
+  assert (Hrow : forall i, (i < m)%nat -> rsum m (fun j => N' i j) <= N).
+  { intros i Hi.
+    apply Rle_trans with (mv m N' (fun _ => 1) i); [right; unfold mv; apply rsum_ext; intros; ring|].
+    unfold N'. rewrite mv_mmul. apply Rle_trans with (2 := HN i Hi).
+    apply Rle_trans with (mv r (mabs X) c' i).
+    - unfold mv at 1 2, mabs. apply rsum_le. intros l Hl.
+      rewrite Rmult_assoc. apply Rmult_le_compat_l; [apply Rabs_pos|].
+      eapply Rle_trans; [|apply Hc', Hl]. apply Rmult_le_compat_l; [apply Rabs_pos | apply Hc, Hl].
+    - apply (mv_entry_upper r _ c'); try assumption; [apply Hpz, Hi|].
+      intros l Hl. pose proof (Hc'0 l Hl). unfold mabs. pose proof (Rabs_pos (X i l)). lra. }
+  assert (HN0 : 0 <= N).
+  { apply Rle_trans with (rsum m (fun j => N' O j)); [|apply Hrow; lia].
+    apply rsum_nonneg. intros j Hj. apply Hnn; lia. }
+  apply symmetric_rowsum_bound; assumption.
+Qed.
+
 (** ** [_grams_and_abs_gram_norms(chain=False)]: [nu] from the diagonal of
     [fl(B^T B)]: [nu = _inflate(sum_l _inflate(g_ll, n), d) >=
     ||B||_F^2 >= || |B|^T|B| ||_2] ([g_ll] any classical evaluation of
@@ -385,6 +443,38 @@ Proof.
   apply opbound_mul; [apply opbound_transpose|]; exact HB.
 Qed.
 
+(** A Gram entry that the code gets as the mirror of another
+    ([np.matmul(F.T, F)] is a SYRK: one triangle computed, the other
+    copied) is the float of an evaluation of its OWN pairs: the mirror's
+    tree with every pair swapped ([fl(a b) = fl(b a)]).  So the Gram
+    hypotheses of this file ([Gh k l = dfl t], [t]'s pairs a permutation
+    of [(a_rk, a_rl)]) hold for a SYRK's result ([gram_mirror_entry]). *)
+Fixpoint dswap (t : dtree) : dtree :=
+  match t with
+  | DProd a b => DProd b a
+  | DAdd l r => DAdd (dswap l) (dswap r)
+  | DFma a b r => DFma b a (dswap r)
+  end.
+
+Lemma dswap_mirror : forall t, dfl (dswap t) = dfl t /\ dpairs (dswap t) = map (fun p => (snd p, fst p)) (dpairs t).
+Proof.
+  induction t as [a b | l IHl r IHr | a b r IHr]; simpl.
+  - rewrite Rmult_comm. split; reflexivity.
+  - destruct IHl as [E1 P1], IHr as [E2 P2]. rewrite E1, E2, P1, P2, map_app. split; reflexivity.
+  - destruct IHr as [E2 P2]. rewrite E2, P2, Rmult_comm. split; reflexivity.
+Qed.
+
+Theorem gram_mirror_entry : forall m (A : nat -> nat -> R) k l (t : dtree),
+  Permutation (dpairs t) (map (fun r => (A r k, A r l)) (seq 0 m)) ->
+  Permutation (dpairs (dswap t)) (map (fun r => (A r l, A r k)) (seq 0 m)) /\ dfl (dswap t) = dfl t.
+Proof.
+  intros m A k l t Hp. destruct (dswap_mirror t) as [E P]. split; [|exact E].
+  rewrite P. replace (map (fun r => (A r l, A r k)) (seq 0 m))
+    with (map (fun p : R * R => (snd p, fst p)) (map (fun r => (A r k, A r l)) (seq 0 m)))
+    by (rewrite map_map; reflexivity).
+  apply Permutation_map, Hp.
+Qed.
+
 (** ** [errA]: [||A^T A - fl(A^T A)||_2 <= up(up(gu nK) + und)] for floats
     [gu >= gamma_m] ([gamma_upper(m)]), [nK >= || |A|^T|A| ||_2] and
     [und >= m d eta] (the code's [_gram_underflow_upper(m, d) >= 2 m d eta]:
@@ -412,15 +502,16 @@ Proof.
   pose proof (step_up (gu * nK) (gu * nK) (Rle_refl _)). lra.
 Qed.
 
-(** ** [eps] ([_congruence_core]) *)
-Theorem lemma_11_2_eps_float : forall d (GA Gh GB Gbh LLt : nat -> nat -> R) (tc tr : nat -> stree)
+(** ** [eps] ([_congruence_core]): [n1 = max _mv(|G_hat_A|^T, 1)] (column
+    sums), [ninf = max _mv(|G_hat_A|, 1)] (row sums), then the code's
+    chain. *)
+Theorem lemma_11_2_eps_float : forall d (GA Gh GB Gbh LLt : nat -> nat -> R) (tc tr : nat -> dtree)
     n1 ninf errA errB eRR,
   (1 <= d)%nat -> INR d <= 2 ^ 40 ->
-  (forall i j, (i < d)%nat -> (j < d)%nat -> format (Gh i j)) ->
-  (forall j, (j < d)%nat -> Permutation (sleaves (tc j)) (map (fun i => Rabs (Gh i j)) (seq 0 d))) ->
-  (forall i, (i < d)%nat -> Permutation (sleaves (tr i)) (map (fun j => Rabs (Gh i j)) (seq 0 d))) ->
-  (forall j, (j < d)%nat -> inflate d (sfl (tc j)) <= n1) ->
-  (forall i, (i < d)%nat -> inflate d (sfl (tr i)) <= ninf) ->
+  (forall j, (j < d)%nat -> Permutation (dpairs (tc j)) (map (fun i => (mtr (mabs Gh) j i, 1)) (seq 0 d))) ->
+  (forall i, (i < d)%nat -> Permutation (dpairs (tr i)) (map (fun j => (mabs Gh i j, 1)) (seq 0 d))) ->
+  (forall j, (j < d)%nat -> inflate d (dfl (tc j)) <= n1) ->
+  (forall i, (i < d)%nat -> inflate d (dfl (tr i)) <= ninf) ->
   opbound d d (fun i j => GA i j - Gh i j) errA ->
   opbound d d (fun i j => GB i j - Gbh i j) errB ->
   opbound d d (fun i j => Gbh i j - LLt i j) eRR ->
@@ -430,15 +521,19 @@ Theorem lemma_11_2_eps_float : forall d (GA Gh GB Gbh LLt : nat -> nat -> R) (tc
   (sqrt n1 * sqrt ninf + errA) * (errB + eRR)
     <= succ (fl (succ (fl (nGA + errA)) * succ (fl (errB + eRR)))).
 Proof.
-  intros d GA Gh GB Gbh LLt tc tr n1 ninf errA errB eRR Hd1 Hd Hf Hpc Hpr Hc Hr HA HB HR nGA.
-  assert (Hx : forall i j, (i < d)%nat -> (j < d)%nat -> format (Rabs (Gh i j)) /\ 0 <= Rabs (Gh i j)).
-  { intros i j Hi Hj. split; [apply generic_format_abs, Hf; assumption | apply Rabs_pos]. }
+  intros d GA Gh GB Gbh LLt tc tr n1 ninf errA errB eRR Hd1 Hd Hpc Hpr Hc Hr HA HB HR nGA.
   assert (Hcs : forall j, (j < d)%nat -> rsum d (fun i => Rabs (Gh i j)) <= n1).
-  { intros j Hj. eapply Rle_trans; [|apply Hc, Hj]. apply sum_entry_upper; try assumption; [apply Hpc, Hj|].
-    intros i Hi. apply Hx; assumption. }
+  { intros j Hj. eapply Rle_trans; [|apply Hc, Hj].
+    eapply Rle_trans; [|apply (mv_entry_upper d (mtr (mabs Gh)) (fun _ => 1) (fun _ => 1) j (tc j)); try assumption].
+    - right. unfold mv, mtr, mabs. apply rsum_ext. intros; ring.
+    - apply Hpc, Hj.
+    - intros i _. unfold mtr, mabs. pose proof (Rabs_pos (Gh i j)). lra. }
   assert (Hrs : forall i, (i < d)%nat -> rsum d (fun j => Rabs (Gh i j)) <= ninf).
-  { intros i Hi. eapply Rle_trans; [|apply Hr, Hi]. apply sum_entry_upper; try assumption; [apply Hpr, Hi|].
-    intros j Hj. apply Hx; assumption. }
+  { intros i Hi. eapply Rle_trans; [|apply Hr, Hi].
+    eapply Rle_trans; [|apply (mv_entry_upper d (mabs Gh) (fun _ => 1) (fun _ => 1) i (tr i)); try assumption].
+    - right. unfold mv, mabs. apply rsum_ext. intros; ring.
+    - apply Hpr, Hi.
+    - intros j _. unfold mabs. pose proof (Rabs_pos (Gh i j)). lra. }
   assert (Hn10 : 0 <= n1) by (eapply Rle_trans; [|apply (Hcs O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
   assert (Hni0 : 0 <= ninf) by (eapply Rle_trans; [|apply (Hrs O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
   destruct (lemma_11_2_eps d GA Gh GB Gbh LLt n1 ninf errA errB eRR Hn10 Hni0 Hcs Hrs HA HB HR) as [H1 H2].
@@ -964,7 +1059,7 @@ Qed.
     [cu >= 2 d eta sqrt(d d)] (F6).  Every product is ANY classical
     evaluation ([dtree]), every numpy [sum] ANY tree ([stree]). *)
 Theorem certify_stack_theorem_g_sound : forall m n d (A B L U Pm Mh GAh GBh : nat -> nat -> R) (lam lv : nat -> R)
-    (tGA tGB tP tM : nat -> nat -> dtree) (tvA twA tv tw tz : nat -> dtree) (tsB : stree) (tc tr : nat -> stree)
+    (tGA tGB tP tM : nat -> nat -> dtree) (tvA twA tv tw tz tc tr : nat -> dtree) (tsB : stree)
     nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i,
   (1 <= d)%nat -> (d <= m)%nat -> (d <= n)%nat -> INR m <= 2 ^ 40 -> INR n <= 2 ^ 40 -> (i < d)%nat ->
   (* the Gram matrices: [np.matmul(S^T, S)] *)
@@ -998,10 +1093,10 @@ Theorem certify_stack_theorem_g_sound : forall m n d (A B L U Pm Mh GAh GBh : na
   let beta := succ (fl (succ (fl (succ (fl (gu2 * N)) + succ (fl (succ (fl (nL * nL)) * errA))))
                         + succ (fl (cu * succ (fl (1 + fl (2 * nL))))))) in
   opbound d d (fun k l => GBh k l - mmul d L (mtr L) k l) eRR ->
-  (forall j, (j < d)%nat -> Permutation (sleaves (tc j)) (map (fun k => Rabs (GAh k j)) (seq 0 d))) ->
-  (forall k, (k < d)%nat -> Permutation (sleaves (tr k)) (map (fun j => Rabs (GAh k j)) (seq 0 d))) ->
-  (forall j, (j < d)%nat -> inflate d (sfl (tc j)) <= n1) ->
-  (forall k, (k < d)%nat -> inflate d (sfl (tr k)) <= ninf) ->
+  (forall j, (j < d)%nat -> Permutation (dpairs (tc j)) (map (fun k => (mtr (mabs GAh) j k, 1)) (seq 0 d))) ->
+  (forall k, (k < d)%nat -> Permutation (dpairs (tr k)) (map (fun j => (mabs GAh k j, 1)) (seq 0 d))) ->
+  (forall j, (j < d)%nat -> inflate d (dfl (tc j)) <= n1) ->
+  (forall k, (k < d)%nat -> inflate d (dfl (tr k)) <= ninf) ->
   let nGA := succ (fl (succ (fl (sqrt n1)) * succ (fl (sqrt ninf)))) in
   let eps := succ (fl (succ (fl (nGA + errA)) * succ (fl (errB + eRR)))) in
   (* [eigh] of [M_hat]: any [U], [lam]; [lv] = [lam] sorted descending *)
@@ -1014,7 +1109,7 @@ Theorem certify_stack_theorem_g_sound : forall m n d (A B L U Pm Mh GAh GBh : na
   g_lower_end lv c grow shrink i <= sqrt (eig n (mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))) i)
     <= g_upper_end lv c grow shrink i.
 Proof.
-  intros m n d A B L U Pm Mh GAh GBh lam lv tGA tGB tP tM tvA twA tv tw tz tsB tc tr
+  intros m n d A B L U Pm Mh GAh GBh lam lv tGA tGB tP tM tvA twA tv tw tz tc tr tsB
     nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i
     Hd1 Hdm Hdn Hm Hn Hi HGA HGB HvA HwA HnKA HsB Hgum Hgun HundA HundB errA errB
     HP HM HL HaL HnLf Hv Hw Hz HN Hgu2 Hcu beta HeRR Htc Htr Hn1 Hninf nGA eps HU HalU He Hperm Hsort
@@ -1051,7 +1146,6 @@ Proof.
   (* eps *)
   destruct (lemma_11_2_eps_float d (mmul m (mtr A) A) GAh (mmul n (mtr B) B) GBh (mmul d L (mtr L)) tc tr
               n1 ninf errA errB eRR Hd1 HdR) as (Ha & Hb & Hab); try assumption.
-  { intros k l Hk Hl. destruct (HGA k l Hk Hl) as [_ E]. rewrite E. apply dfl_format. }
   (* the scalars and Lemma 11.2 *)
   destruct (lemma_11_2_scalars beta e eps alU HalU) as (Hc & Hg & Hs).
   exact (lemma_11_2_matrix m n d A B L Mh U lam lv alU beta e _ _ eps c grow shrink i Hd1 Hdm Hdn Hi
