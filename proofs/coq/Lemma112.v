@@ -475,6 +475,37 @@ Proof.
   apply Permutation_map, Hp.
 Qed.
 
+(** Lemma 8.1's [q_j] on the heads' route
+    ([quantities._norm_21_from_quadratic_forms]):
+    [q = _inflate(nK _inflate(fl(sum_l b_l^2), d), 1) >= |b|^T K |b|] for any
+    [K] with [||K||_2 <= nK] ([K = |A|^T|A|], Lemma 3.1's chain) — by
+    Cauchy-Schwarz, [x^T K x <= ||K||_2 ||x||^2] — and [fl(sum_l b_l^2)] any
+    classical evaluation. *)
+Theorem lemma_8_1_q_float : forall d (K : nat -> nat -> R) (b : nat -> R) (t : dtree) nK,
+  (1 <= d)%nat -> INR d <= 2 ^ 40 -> opbound d d K nK ->
+  Permutation (dpairs t) (map (fun l => (b l, b l)) (seq 0 d)) ->
+  rsum d (fun k => Rabs (b k) * mv d K (fun l => Rabs (b l)) k) <= inflate 1 (fl (nK * inflate d (dfl t))).
+Proof.
+  intros d K b t nK Hd1 Hd [HnK HK] Hp.
+  set (x := fun l => Rabs (b l)).
+  assert (Hq : rsum d (fun k => x k * mv d K x k) <= nK * nsq d x).
+  { pose proof (cauchy_schwarz d x (mv d K x)) as CS.
+    change (rsum d (fun j => x j * x j)) with (nsq d x) in CS.
+    change (rsum d (fun j => mv d K x j * mv d K x j)) with (nsq d (mv d K x)) in CS.
+    pose proof (HK x) as H. pose proof (nsq_nonneg d x).
+    apply le_of_sq_le; [|apply Rmult_le_pos; assumption].
+    apply Rle_trans with (1 := CS).
+    replace (nK * nsq d x * (nK * nsq d x)) with (nsq d x * (nK * nK * nsq d x)) by ring.
+    apply Rmult_le_compat_l; assumption. }
+  assert (Hs : nsq d x <= inflate d (dfl t)).
+  { pose proof (gram_diag_colsq_upper d (fun k _ => b k) O t Hd1 Hd Hp) as H.
+    unfold nsq, x. exact H. }
+  eapply Rle_trans; [exact Hq|].
+  eapply Rle_trans; [|apply (inflate1_upper nK (inflate d (dfl t)) (inflate d (dfl t))); [lra | split; [|lra]]].
+  - apply Rmult_le_compat_l; [lra | exact Hs].
+  - eapply Rle_trans; [apply nsq_nonneg | exact Hs].
+Qed.
+
 (** ** [errA]: [||A^T A - fl(A^T A)||_2 <= up(up(gu nK) + und)] for floats
     [gu >= gamma_m] ([gamma_upper(m)]), [nK >= || |A|^T|A| ||_2] and
     [und >= m d eta] (the code's [_gram_underflow_upper(m, d) >= 2 m d eta]:
