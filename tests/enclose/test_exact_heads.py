@@ -226,3 +226,47 @@ def _check_worst_case_grams(seed: int, cases: int, monkeypatch) -> int:
 
 def test_lemma_11_2_route_with_worst_case_rounded_grams(monkeypatch):
     assert _check_worst_case_grams(6105, 30, monkeypatch) > 30
+
+
+# ---------------------------------------------------------------- session 6: ‖ABᵀ‖_{2,1} of a partly accepted stack
+
+
+def _check_norms_of_partly_accepted_stacks(seed: int, cases: int, monkeypatch) -> int:
+    # Lemma 8.1's balls are formed for the products that Lemma 11.2 accepted only (quantities._norm_21_from_grams
+    # on the accepted subset of Ĝ_A, ν_A and the B's); put rejected products (σ_d ≈ 10⁻⁹σ₁: mode auto's width target
+    # fails) first, in the middle and last, so that any misalignment of the subset pairs one product's Ĝ_A with
+    # another's B. Every norm is checked against ‖ABᵀ‖_{2,1} of the exact factors.
+    import mpmath
+
+    from tests.enclose.exact_known import contains_mp, mp_of
+
+    rng = np.random.default_rng(seed)
+    calls = []
+    orig = product_mod._norm_21_from_grams
+    monkeypatch.setattr(product_mod, "_norm_21_from_grams",
+                        lambda G, nK, Bs, m, beta: calls.append(len(Bs)) or orig(G, nK, Bs, m, beta))
+    partial = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(cases):
+            m, n = int(rng.integers(6, 10)), int(rng.integers(6, 10))
+            d = int(rng.integers(2, 4))  # d(m + n) ≤ mn: the route forms the norms
+            h = int(rng.integers(3, 6))
+            As = [rng.standard_normal((m, d)) for _ in range(h)]
+            Bs = [rng.standard_normal((n, d)) for _ in range(h)]
+            for j in {0, h // 2, h - 1} if rng.random() < 0.5 else {0}:
+                As[j][:, -1] = As[j][:, 0] + 1e-9 * rng.standard_normal(m)  # nearly dependent: rejected by auto
+            calls.clear()
+            _, norms = product_mod.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
+            partial += int(any(c < h for c in calls))
+            for j, (A, B) in enumerate(zip(As, Bs)):
+                P = _exact_product(A, B)
+                with mpmath.workprec(700):
+                    t = mpmath.fsum(mpmath.sqrt(mp_of(sum((x * x for x in col), Fraction(0)))) for col in zip(*P))
+                    assert contains_mp(lower_fraction(norms[j]), upper_fraction(norms[j]), t, 550), (
+                        "‖ABᵀ‖_{2,1} outside its ball", j, h, str(norms[j]), mpmath.nstr(t, 20))
+    return partial
+
+
+def test_norms_21_of_a_partly_accepted_stack(monkeypatch):
+    assert _check_norms_of_partly_accepted_stacks(6111, 10, monkeypatch) >= 5
