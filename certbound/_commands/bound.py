@@ -194,8 +194,10 @@ def format_result(res: Any, *, model: str, top: int = 8, all_matrices: bool = Fa
             ps[str(m.p)] += 1
     lines.append("chosen p (count): " + ", ".join(f"{k}: {v}" for k, v in sorted(ps.items(), key=lambda kv: Fraction(kv[0]))))
     mats = res.matrices if all_matrices else res.dominant_matrices(top)
-    lines.append(("all matrices" if all_matrices else f"top {len(mats)} matrices by contribution") + ":")
-    lines.append(f"  {'layer':>5} {'head':>4} {'type':<7} {'p':>6} {'S_p radius':>12} {'spectral':>10} {'contribution':>12}")
+    if mats:  # --top 0: no matrix table
+        lines.append(("all matrices" if all_matrices else f"top {len(mats)} matrices by contribution") + ":")
+        lines.append(f"  {'layer':>5} {'head':>4} {'type':<7} {'p':>6} {'S_p radius':>12} {'spectral':>10} "
+                     f"{'contribution':>12}")
     for m in mats:
         layer, head = ("-" if v is None else str(v) for v in (m.layer, m.head))  # the readout has neither
         lines.append(f"  {layer:>5} {head:>4} {m.type:<7} {str(m.p):>6} "
@@ -225,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
         For bad options or files; :func:`certbound.cli.main` prints them as
         ``certbound: error: …`` (exit status 2).
     """
+    if args.top < 0:
+        raise ValueError(f"--top must be >= 0 (matrices listed), not {args.top}")
     n = parse_count(args.n)
     delta = parse_number(args.delta, "--delta")
     if not 0 < delta < 1:
