@@ -317,10 +317,21 @@ def mirror_upper(G: np.ndarray) -> None:
     for a in range(0, m, step):
         b = min(a + step, m)
         D = G[a:b, a:b]
-        il = np.tril_indices(b - a, -1)
-        D[il] = D.T[il]
+        np.copyto(D, D.T, where=_strict_lower_mask(b - a))  # reads the strict upper part only
         if b < m:
             G[b:, a:b] = G[a:b, b:].T
+
+
+_LOWER_MASKS: dict[int, np.ndarray] = {}
+
+
+def _strict_lower_mask(w: int) -> np.ndarray:
+    """The w×w boolean mask of the strict lower triangle (cached: mirror_upper's blocks are ≤ 64 wide)."""
+    mask = _LOWER_MASKS.get(w)
+    if mask is None:
+        mask = _LOWER_MASKS[w] = np.tri(w, k=-1, dtype=bool)
+        mask.flags.writeable = False
+    return mask
 
 
 def gram_deviation_bound(X: np.ndarray, chunk: int | None = None, triangle: bool = False,

@@ -703,7 +703,9 @@ def certify_gram(
     if Ws.shape[0] > Ws.shape[1]:
         Ws = Ws.T  # σ(W) = σ(Wᵀ); work with the small side
     G, beta = rounded_gram(Ws, extra_residual)
-    if not np.all(np.isfinite(G)):
+    # IEEE addition propagates NaN/±∞, so a finite sum means every entry is finite (a non-finite sum of finite
+    # entries, an overflow, is decided entrywise).
+    if not (np.isfinite(G.sum()) or np.all(np.isfinite(G))):
         return None
     res = _certify_tridiagonal(G, beta, scale_exponent) if G.shape[0] >= TRIDIAGONAL_MIN_ORDER else None
     if res is None:
