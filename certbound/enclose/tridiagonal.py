@@ -219,17 +219,21 @@ def _sturm_normalised(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.
     r = np.empty(w)
     nb = min(k, _PIVOT_BLOCK)
     Qbuf, prev = np.empty((nb, w)), np.empty(w)  # prev: q of the row before the block
+    rows = list(Qbuf)  # the row views, made once (the loop is per-call overhead bound)
+    sl = s.tolist()  # Python floats: the same binary64 values
+    divide, subtract = np.divide, np.subtract
     with np.errstate(all="ignore"):
         for i0 in range(0, k, nb):
             i1 = min(i0 + nb, k)
             Q = Qbuf[: i1 - i0]
-            np.subtract(d[i0:i1, None], mu, out=Q)  # fl(dᵢ − μ), every row of the block
+            subtract(d[i0:i1, None], mu, out=Q)  # fl(dᵢ − μ), every row of the block
+            p = prev
             for j in range(i1 - i0):
-                i = i0 + j
-                if i == 0:
-                    continue  # q₁ = fl(d₁ − μ)
-                np.divide(s[i - 1], Q[j - 1] if j else prev, out=r)  # fl(sᵢ₋₁/qᵢ₋₁)
-                np.subtract(Q[j], r, out=Q[j])  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+                row = rows[j]
+                if i0 + j:  # q₁ = fl(d₁ − μ)
+                    divide(sl[i0 + j - 1], p, r)  # fl(sᵢ₋₁/qᵢ₋₁)
+                    subtract(row, r, row)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+                p = row
             counts += np.count_nonzero(Q < 0, axis=0)
             np.minimum(low, np.min(np.abs(Q), axis=0), out=low)
             np.copyto(prev, Q[-1])
