@@ -17,10 +17,13 @@ numpy is imported.
 ``--before DIR`` runs the whole bench alternately (``--rounds``) in fresh
 processes with ``PYTHONPATH=DIR`` (e.g. ``git archive c5d75bb certbound | tar -x -C DIR``)
 and with this tree, and prints the ratios side by side plus the width change
-per σ (after ÷ before; σ-ends of the same matrices).
+per σ (after ÷ before; σ-ends of the same matrices). With ``--same-process`` both
+packages are imported into ONE process (each keeps its own modules) and peer,
+before and after alternate per repeat on the same matrices: on a loaded machine
+this gives steadier before/after ratios than separate processes.
 
 Run: ``python bench/bench_gram.py [--repeat 7] [--threads 1] [--shapes 384x1536,768x3072]
-[--spectrum-mode gram,auto,gram-eigh] [--before DIR --rounds 3]``.
+[--spectrum-mode gram,auto,gram-eigh] [--before DIR [--rounds 3 | --same-process]]``.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--modes", "--mode", dest="modes", help=argparse.SUPPRESS)  # the old spellings
     ap.add_argument("--before", metavar="DIR", help="compare with the certbound package under DIR")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --before")
+    ap.add_argument("--same-process", action="store_true",
+                    help="with --before: both packages in one process, peer/before/after interleaved per repeat")
     ap.add_argument("--emit-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     try:
@@ -175,8 +180,92 @@ def compare(args: argparse.Namespace) -> None:
                   f"{statistics.median(ratios):7.4f} {wider:>3}/{len(wb):<3} {b0['mode_' + md]:>9}→{a0['mode_' + md]:<9}")
 
 
+def _import_certbound(path: str):
+    """``enclose_singular_values`` of the package under ``path``, run with that package's modules only.
+
+    The ``certbound`` entries of ``sys.modules`` are removed before the import, so the
+    next call imports another copy; functions keep their own module globals, and the
+    returned wrapper puts this copy's modules back into ``sys.modules`` for each call
+    (the kernel imports some modules lazily, inside functions).
+    """
+    def ours(name: str) -> bool:
+        return name == "certbound" or name.startswith("certbound.")
+
+    for name in [k for k in sys.modules if ours(k)]:
+        del sys.modules[name]
+    sys.path.insert(0, path)
+    try:
+        import importlib
+
+        from certbound.enclose import enclose_singular_values
+        for lazy in ("certbound.enclose.gram", "certbound.enclose.tridiagonal"):  # imported inside functions
+            try:
+                importlib.import_module(lazy)
+            except ImportError:  # an older tree without that module
+                pass
+    finally:
+        sys.path.remove(path)
+    modules = {k: v for k, v in sys.modules.items() if ours(k)}
+
+    def call(W, mode):
+        for name in [k for k in sys.modules if ours(k) and k not in modules]:
+            del sys.modules[name]
+        sys.modules.update(modules)
+        return enclose_singular_values(W, mode=mode)
+
+    return call
+
+
+def compare_in_process(args: argparse.Namespace) -> None:
+    import time
+    import warnings
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    import numpy as np
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    encl = {"before": _import_certbound(os.path.abspath(args.before)), "after": _import_certbound(here)}
+    modes = [m for m in args.modes.split(",") if m and m != "gram-eigh"]
+
+    def peer(W):
+        G = W @ W.T if W.shape[0] <= W.shape[1] else W.T @ W
+        return np.linalg.eigvalsh(G)
+
+    print(f"BLAS threads {args.threads}; one process, {args.repeat} repeats of peer/before/after interleaved; CPU ms "
+          f"medians; width ratio = after/before per σ (max, median, #wider)")
+    print(f"{'shape':>10} {'matrix':>8} {'mode':>6} {'peer ms':>8} {'before ms':>9} {'after ms':>8} {'b/peer':>7} "
+          f"{'a/peer':>7} {'a/b':>6} {'w-ratio max':>11} {'median':>7} {'wider':>8}")
+    for m, n in args.shape_list:
+        for kind in args.matrices.split(","):
+            W = _matrix(kind, m, n)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for md in modes:
+                    fns = {"peer": lambda: peer(W)}
+                    fns.update((lab, (lambda f=f: f(W, mode=md))) for lab, f in encl.items())
+                    ends = {lab: f(W, mode=md) for lab, f in encl.items()}
+                    cpu = {k: [] for k in fns}
+                    for _ in range(args.repeat):
+                        for k, f in fns.items():
+                            c = time.process_time()
+                            f()
+                            cpu[k].append(time.process_time() - c)
+                    med = {k: 1e3 * statistics.median(v) for k, v in cpu.items()}
+                    wb = ends["before"].upper - ends["before"].lower
+                    wa = ends["after"].upper - ends["after"].lower
+                    ratio = np.where(wb > 0, wa / np.where(wb > 0, wb, 1.0), np.where(wa == 0, 1.0, np.inf))
+                    print(f"{m}x{n:<5} {kind:>8} {md:>6} {med['peer']:8.2f} {med['before']:9.2f} {med['after']:8.2f} "
+                          f"{med['before'] / med['peer']:7.3f} {med['after'] / med['peer']:7.3f} "
+                          f"{med['after'] / med['before']:6.3f} {float(ratio.max()):11.4f} "
+                          f"{float(np.median(ratio)):7.4f} {int((wa > wb).sum()):>3}/{wa.size:<4}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
+    if args.before and args.same_process:
+        compare_in_process(args)
+        return
     if args.before:
         compare(args)
         return

@@ -16,7 +16,8 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "certbound"
 MODULES = sorted(
     [PACKAGE / "enclose" / name for name in ("tight.py", "rank.py", "_input.py", "quantities.py", "svd.py",
-                                             "product.py", "_stacked.py", "tridiagonal.py", "gram.py", "__init__.py")]
+                                             "product.py", "_stacked.py", "tridiagonal.py", "gram.py", "fperror.py",
+                                             "__init__.py")]
     + list((PACKAGE / "checkpoints").glob("*.py"))
     + list((PACKAGE / "pipeline").glob("*.py"))
     + list((PACKAGE / "_commands").glob("*.py"))

@@ -65,8 +65,27 @@ _MAX_K = 2**40  # keeps k·u ≤ 2⁻¹³, far inside every inequality used belo
 def gamma(k: int) -> arb:
     """Ball containing ``γ_k = k·u / (1 − k·u)`` (Higham's constant).
 
+    Parameters
+    ----------
+    k : int
+        The number of roundings on a path (0 ≤ k ≤ 2⁴⁰, where k·u ≤ 2⁻¹³).
+
+    Returns
+    -------
+    arb
+        A ball containing γ_k (evaluated at the working precision).
+
+    Raises
+    ------
+    ValueError
+        If k is negative or above 2⁴⁰.
+
+    Examples
+    --------
     >>> gamma(1).upper() > arb(2) ** -53
     True
+    >>> bool(gamma(0) == 0), bool(gamma(100).upper() < 101 * arb(2) ** -53)
+    (True, True)
     """
     if k < 0 or k > _MAX_K:
         raise ValueError(f"gamma: k={k} out of range")
@@ -94,6 +113,23 @@ def _inflate(v: np.ndarray, k: int) -> np.ndarray:
 def matvec_nonneg_upper(M: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Entrywise float upper bound on the exact product ``M @ v``, M, v ≥ 0.
 
+    ``fl(M @ v)`` (any order) followed by :func:`_inflate` with k = M's inner
+    length (Lemma 2.2 of proofs/enclosure.md).
+
+    Parameters
+    ----------
+    M : (m, k) float64 array
+        Nonnegative.
+    v : (k,) float64 array
+        Nonnegative.
+
+    Returns
+    -------
+    (m,) float64 array
+        Floats ≥ (Mv)ᵢ (+∞ where the product overflows).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> M = np.full((3, 4), 0.1); v = np.full(4, 0.3)
     >>> bool(np.all(matvec_nonneg_upper(M, v) >= 0.12))
@@ -107,8 +143,20 @@ def sum_nonneg_upper(values: np.ndarray) -> arb:
     """Ball whose upper end bounds the exact sum of nonnegative floats.
 
     Any summation order: ``Σ ≤ fl(Σ)/(1 − γ_{k−1})`` (no underflow error in
-    additions).
+    additions); the code divides by the smaller ``1 − γ_k``.
 
+    Parameters
+    ----------
+    values : array_like of float64
+        Nonnegative floats (any shape; flattened).
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ the exact sum (+∞ if the float sum overflows).
+
+    Examples
+    --------
     >>> float_upper(sum_nonneg_upper(np.full(10, 0.1))) >= 1.0
     True
     """
@@ -123,7 +171,27 @@ def sum_nonneg_upper(values: np.ndarray) -> arb:
 
 
 def sum_nonneg_lower(values: np.ndarray) -> arb:
-    """Ball whose lower end is ≤ the exact sum of nonnegative floats."""
+    """Ball whose lower end is ≤ the exact sum of nonnegative floats.
+
+    Any summation order: ``fl(Σ)/(1 + γ_k) ≤ Σ`` (machine-checked in
+    proofs/coq/Summation.v, ``sum_nonneg_bounds``).
+
+    Parameters
+    ----------
+    values : array_like of float64
+        Nonnegative floats (any shape; flattened).
+
+    Returns
+    -------
+    arb
+        A ball whose lower end is ≤ the exact sum (``arb(0)`` if the float sum overflows).
+
+    Examples
+    --------
+    >>> from certbound.ball import float_lower
+    >>> float_lower(sum_nonneg_lower(np.full(10, 0.1))) <= 1.0
+    True
+    """
     v = np.asarray(values, dtype=np.float64).ravel()
     k = max(v.size, 1)
     s = float(np.sum(v))
@@ -152,6 +220,20 @@ def norm2_upper(M: np.ndarray, overwrite: bool = False) -> arb:
     Uses ``‖M‖₂ ≤ min(‖M‖_F, √(‖M‖₁‖M‖_∞))`` with rigorous upward bounds of
     each norm (proofs/enclosure.md §2, Lemma 2.3).
 
+    Parameters
+    ----------
+    M : (m, n) float64 array
+        Any float matrix (C- or F-ordered).
+    overwrite : bool
+        Take |M| in place (M is then overwritten; for the caller's own scratch arrays).
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ ‖M‖₂ (+∞ when both norm bounds overflow).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> float_upper(norm2_upper(np.eye(3))) >= 1.0
     True
@@ -183,8 +265,30 @@ def abs_product_norm2_upper(
     For the nonnegative matrix ``N = |A| D |B|``, ``‖N‖₂ ≤ √(‖N‖₁‖N‖_∞)``, and
     both norms are maxima of products ``N𝟙`` and ``𝟙ᵀN`` evaluated as chains of
     nonnegative matrix–vector products, each bounded upward
-    (:func:`matvec_nonneg_upper`). Cost O((m+n)k). ``absA``/``absB`` may pass
-    precomputed ``|A|``/``|B|``.
+    (:func:`matvec_nonneg_upper`). Cost O((m+n)k) (proofs/enclosure.md §2, Lemma 2.4).
+
+    Parameters
+    ----------
+    A : (m, k) float64 array
+        Any float matrix.
+    d : (k,) float64 array or None
+        The middle diagonal (None: the identity).
+    B : (k, n) float64 array
+        Any float matrix.
+    absA, absB : float64 arrays, optional
+        Precomputed ``|A|``, ``|B|`` (exact), to save the passes.
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ ‖|A| diag(|d|) |B|‖₂ (+∞ if a bound overflows).
+
+    Examples
+    --------
+    >>> A = np.array([[1.0, -1.0], [0.0, 2.0]])
+    >>> b = abs_product_norm2_upper(A, np.array([1.0, 0.5]), A.T)   # N = |A| diag(1, ½) |A|ᵀ = [[1.5, 1], [1, 2]]
+    >>> bool(2.78 <= float_upper(b) <= 3.0 * (1 + 1e-14))             # ‖N‖₂ ≈ 2.78 ≤ √(‖N‖₁‖N‖_∞) = 3
+    True
     """
     Aa = np.abs(A) if absA is None else absA
     Ba = np.abs(B) if absB is None else absB
@@ -514,6 +618,21 @@ RESIDUAL_BLOCK_MAX_COLUMNS = 1024
 def residual_block_columns(m: int, n: int) -> int:
     """Columns per output block of the blocked residual: ≈ RESIDUAL_BLOCK_BYTES / (8m), clamped, ≤ n.
 
+    Parameters
+    ----------
+    m : int
+        Rows of the residual (each block is m × nb).
+    n : int
+        Its columns.
+
+    Returns
+    -------
+    int
+        The block width nb: between RESIDUAL_BLOCK_MIN_COLUMNS and
+        RESIDUAL_BLOCK_MAX_COLUMNS, at most ⌈n/4⌉ (then at least 1) and at most n.
+
+    Examples
+    --------
     >>> residual_block_columns(768, 3072), residual_block_columns(4096, 16384), residual_block_columns(64, 100)
     (768, 256, 64)
     """
@@ -526,6 +645,26 @@ def residual_block_columns(m: int, n: int) -> int:
 def scale_by_power_of_two(a: np.ndarray, k: int, out: np.ndarray | None = None) -> np.ndarray:
     """``fl(2^k·a)`` entrywise, correctly rounded — the product of ``_input.power_of_two_scaling``.
 
+    One multiplication by the float 2^k when it is normal (−1022 ≤ k ≤ 1023),
+    else ``ldexp`` (also correctly rounded): exact unless a result is subnormal
+    (proofs/enclosure.md §5).
+
+    Parameters
+    ----------
+    a : float64 array
+        The data.
+    k : int
+        The exponent.
+    out : float64 array, optional
+        Where to write the result (may be ``a`` itself).
+
+    Returns
+    -------
+    float64 array
+        ``fl(2^k·a)`` (``out`` if given).
+
+    Examples
+    --------
     >>> scale_by_power_of_two(np.array([3.0, -0.5]), -1).tolist()
     [1.5, -0.25]
     """
@@ -555,6 +694,26 @@ def residual_norm_bound(W: np.ndarray, X: np.ndarray, s: np.ndarray, Y: np.ndarr
     the kernel's scaled copy) are formed in the block buffer, so the scaled
     m×n matrix need not exist.
 
+    Parameters
+    ----------
+    W : (m, n) float64 array
+        The matrix (any memory order).
+    X : (m, r) float64 array
+        Left factor (approximate left singular vectors).
+    s : (r,) float64 array
+        Middle diagonal (approximate singular values).
+    Y : (n, r) float64 array
+        Right factor (approximate right singular vectors).
+    scale_exponent : int
+        The bound is for ``fl(2^scale_exponent·W)`` (0: W itself).
+
+    Returns
+    -------
+    arb
+        A ball whose upper end is ≥ ‖W' − X diag(s) Yᵀ‖₂ (+∞ if an entry or a bound is not finite).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> W = np.diag([3.0, 1.0])
     >>> float_upper(residual_norm_bound(W, np.eye(2), np.array([3.0, 1.0]), np.eye(2))) < 1e-14
@@ -856,7 +1015,6 @@ def tridiagonal_residual_norm_bound(
         Y[:, 1:] += Q[:, :-1] * e
         Y[:, :-1] += Q[:, 1:] * e
         blocks = _symmetric_residual_blocks(G, Q, lambda j0, j1: Y[j0:j1].T, inner)
-        del Y
     if blocks is None:
         return arb.pos_inf()
     ss_final, ss_inter, n1_R, ninf_R = blocks

@@ -751,7 +751,6 @@ def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple
     data only), e by Lemma 3.4-T, α by Lemma 3.1 on Q̂, λᵢ(T) ∈ [aᵢ, bᵢ] by
     Sturm counts (Lemma S), then :func:`tridiagonal_theorem_g_float_bounds`.
     """
-    m = G.shape[0]
     tri = tridiagonal.householder_tridiagonal(G)
     if tri is None:
         return None
