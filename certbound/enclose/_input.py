@@ -249,7 +249,8 @@ def power_of_two_scaling(W: np.ndarray, *, inplace: bool = False, amax: float | 
     inplace : bool
         Multiply W itself (only for an array the caller owns).
     amax : float, optional
-        ``max(W.max(), -W.min())`` if the caller has already read it (else read here).
+        ``max(W.max(), -W.min())`` if the caller has already read it (else read here); for W a block of a
+        larger matrix, that matrix's value, so that every block gets the same k (then ``max|W·2^k| < 2``).
     out : numpy.ndarray, optional
         Where to write the scaled matrix when it is not made in place (float64, W's shape).
 
