@@ -955,9 +955,10 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     The dict :func:`ball_to_json` gives for a ball whose exact ends are
     ``lo`` and ``hi``: ``exact`` holds the two floats as dyadics (from
     ``float.as_integer_ratio``, already in lowest terms), ``lower``/``upper``
-    their outward decimal roundings (:func:`_float_end_decimal`: the strings of :func:`_decimal_round_float`), ``mid`` the float
-    nearest to (lo + hi)/2 — which lies in [lo, hi], so the printed ends are
-    never widened (proofs/enclosure.md §8, "JSON forms"). Used for the
+    their outward decimal roundings (:func:`_float_end_decimal`: the strings of
+    :func:`_decimal_round_float`), ``mid`` the float nearest to (lo + hi)/2 —
+    which lies in [lo, hi], so the printed ends are never widened
+    (proofs/enclosure.md §8, "JSON forms"). Used for the
     quantities evaluated from float ends (Lemmas 8.2, 8.3): no Arb ball is formed.
 
     Parameters

@@ -924,7 +924,7 @@ _TRANSPOSE_BLOCK_ENTRIES = 1 << 14
 
 def _scaled_column_sumsq(X: np.ndarray, transposed: bool, owned: bool,
                          amax: float | None) -> tuple[np.ndarray, int, bool]:
-    """``(v, k, exact)``: v = ``fl(Σᵢ (2ᵏwᵢⱼ)²)`` per column j of W, summed over i in order; the scaling's k and flag.
+    """``(v, k, exact)``: v = ``fl(Σᵢ (2ᵏwᵢⱼ)²)`` per column j of W (i in order); the scaling's k and flag.
 
     ``X`` is W (``transposed`` False) or Wᵀ (True), C-contiguous. The floats
     are those that ``np.einsum("ij,ij->j", Ws, Ws)`` gives on the scaled

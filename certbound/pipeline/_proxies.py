@@ -98,7 +98,7 @@ def prefix_depth_of(layers: Any, num_layers: int) -> int | None:
     >>> prefix_depth_of([1, 2], 6)
     Traceback (most recent call last):
     ...
-    certbound.OptionError: `layers` [1, 2]: the proxies are defined for a prefix sub-network 0..K-1 (e.g. [0, 1])
+    certbound.OptionError: `layers` [1, 2]: the proxies are defined for a prefix sub-network 0..K-1 (e.g. the first 2 layers, 0 to 1)
     """
     if layers is None:
         return None
@@ -110,8 +110,9 @@ def prefix_depth_of(layers: Any, num_layers: int) -> int | None:
         raise OptionError(f"`layers` must be a prefix depth K (an integer) or the list [0, …, K-1], not {layers!r}")
     out = layer_indices(layers, num_layers)
     if not out or out != list(range(len(out))):
-        raise OptionError(f"`layers` {out}: the proxies are defined for a prefix sub-network 0..K-1 "
-                          f"(e.g. {list(range(len(out) or 1))})")
+        k = len(out) or 1
+        example = f"the first {k} layers, 0 to {k - 1}" if k > 1 else "layer 0 alone"
+        raise OptionError(f"`layers` {out}: the proxies are defined for a prefix sub-network 0..K-1 (e.g. {example})")
     return len(out)
 
 

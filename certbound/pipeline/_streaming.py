@@ -290,7 +290,8 @@ def layer_indices(layers: Any, num_layers: int) -> list[int] | None:
         out.append(int(x))
     bad = [x for x in out if not 0 <= x < num_layers]
     if bad:
-        raise OptionError(f"`layers`: layer {bad[0]} out of range (model has {num_layers} layers, 0-based)")
+        noun = "layer" if num_layers == 1 else "layers"
+        raise OptionError(f"`layers`: layer {bad[0]} out of range (model has {num_layers} {noun}, 0-based)")
     if len(set(out)) != len(out):
         raise OptionError(f"`layers` {out} repeats a layer")
     return out
