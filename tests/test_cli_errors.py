@@ -27,6 +27,8 @@ DEMO = os.path.join(os.path.dirname(__file__), "..", "certbound", "models", "dat
     (["bound", DEMO, "--n", "100", "--delta", "0.01", "--readout-norm", "1e999999999"], "--readout-norm: '1e9"),
     (["bound", DEMO, "--n", "1e-999999999", "--delta", "0.01"], "--n: '1e-999999999' is out of range"),
     (["bound", DEMO, "--n", "1000", "--delta", "0.01", "--top", "-1"], "--top must be >= 0"),
+    (["sweep", DEMO, "--out", "/nonexistent-dir/x", "--digits", "0"], "--digits must be >= 1"),
+    (["proxies", DEMO, "--digits", "0"], "--digits must be >= 1"),
 ])
 def test_bad_option_names_the_option(argv, needle, capsys):
     assert main(argv) == 2

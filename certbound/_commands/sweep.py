@@ -195,6 +195,8 @@ def run(args: argparse.Namespace) -> int:
         For bad options or files; :func:`certbound.cli.main` prints them as
         ``certbound: error: …`` (exit status 2).
     """
+    if args.digits < 1:
+        raise ValueError("--digits must be >= 1")
     if not args.models and args.no_random_grid:
         raise ValueError("nothing to run: give MODEL paths/names or drop --no-random-grid")
     if not args.no_figures:
