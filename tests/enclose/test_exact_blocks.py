@@ -183,3 +183,15 @@ def test_alpha_by_block_columns_under_a_hostile_legal_blas(monkeypatch):
         assert symmetric_norm_at_most(D, B), ("α < ‖XᵀX − I‖₂ under a legal BLAS", X.tolist(), b, nb)
         hidden += int(np.max(np.abs(G - np.eye(r))) < float(max(abs(D[i][i]) for i in range(r))))
     assert hidden >= 6, hidden  # the adversary did hide the deviation from the computed G in many cases
+
+
+def test_mirror_upper_makes_the_gram_exactly_symmetric():
+    # Lemma 3.4(-T)'s evaluation reads Ĝ's lower part as the mirror of its upper part (Ĝ exactly symmetric):
+    # mirror_upper must copy every strict-upper entry and leave the upper triangle as it was, in either order.
+    rng = np.random.default_rng(6406)
+    for m in list(range(0, 40)) + [63, 64, 65, 127, 129, 200]:
+        for order in "CF":
+            G = np.asarray(rng.standard_normal((m, m)), order=order)
+            U = np.triu(G)
+            fperror.mirror_upper(G)
+            assert np.array_equal(G, G.T) and np.array_equal(np.triu(G), U), (m, order)

@@ -712,3 +712,40 @@ def test_gram_rounding_covered_by_the_per_chunk_rho(n, monkeypatch):
     monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ENTRIES", 1)
     monkeypatch.setattr(gram, "TRIDIAGONAL_MIN_ORDER", 1)
     test_exact_gram.test_gram_rounding_of_long_same_sign_dot_products_is_covered(n, monkeypatch)
+
+
+# ---------------------------------------------------------------- session 6: the real threshold under wrong LAPACK
+
+
+def _check_known_medium_wrong(seed: int, shapes, monkeypatch, p_wrong: float) -> set:
+    # Known spectra at orders ≥ TRIDIAGONAL_MIN_ORDER (Sturm counts over several 64-row pivot blocks, few-shift
+    # retries, α by column blocks, e over several column blocks) while dsytrd / dorgqr / dsterf lie.
+    rng = np.random.default_rng(seed)
+    install_wrong_tridiagonal_lapack(rng, monkeypatch, p_wrong=p_wrong)
+    seen = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m, n in shapes:
+            got = None
+            while got is None:
+                got = known_matrix(rng, m, n, scale_exponent=int(rng.choice([0, -500, 400])))
+            W, spec = got
+            for mode in ("gram", "auto"):
+                enc = enclose_singular_values(W, mode=mode)
+                seen.add(enc.mode)
+                check_known(enc, spec, (m, n, mode, "wrong LAPACK"))
+    return seen
+
+
+def test_tridiagonal_route_known_medium_under_wrong_lapack(monkeypatch):
+    m0 = gram.TRIDIAGONAL_MIN_ORDER
+    _check_known_medium_wrong(6801, [(m0, m0 + 64)], monkeypatch, p_wrong=0.7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_tridiagonal_route_known_medium_under_wrong_lapack_sweep(seed, monkeypatch):
+    m0 = gram.TRIDIAGONAL_MIN_ORDER
+    seen = _check_known_medium_wrong(6900 + seed, [(m0, 2 * m0), (m0 + 65, m0 + 65), (2 * m0 + 1, m0 + 3)],
+                                     monkeypatch, p_wrong=0.5)
+    assert seen, seen
