@@ -95,14 +95,18 @@ def kernel_shares(path, layers, mode) -> dict[str, float]:
     prof.runcall(certified, path, layers, mode)
     total = time.process_time() - c0
     stats = pstats.Stats(prof).stats
-    shares = {}
-    for kind, names in KERNEL_ENTRY_POINTS.items():
+
+    def keys(names):
         # unwrapped: a decorator's wrapper shares one code object among the functions it wraps
         codes = [inspect.unwrap(getattr(importlib.import_module(n.rsplit(".", 1)[0]), n.rsplit(".", 1)[1])).__code__
                  for n in names]
-        keys = {(c.co_filename, c.co_firstlineno, c.co_name) for c in codes}
-        shares[kind] = sum(v[3] for k, v in stats.items() if k in keys) / total
-    return shares
+        return {(c.co_filename, c.co_firstlineno, c.co_name) for c in codes}
+
+    by_kind = {kind: keys(names) for kind, names in KERNEL_ENTRY_POINTS.items()}
+    entry = set().union(*by_kind.values())
+    # Outermost calls only: an entry point called by another (of_product -> of_products) is not counted twice.
+    return {kind: sum(ct for k in ks if k in stats for caller, (_, _, _, ct) in stats[k][4].items()
+                      if caller not in entry) / total for kind, ks in by_kind.items()}
 
 
 def traced_peak(fn) -> int:
