@@ -67,8 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cosine decay ends at this fraction of the peak rate (default: %(default)s)")
     parser.add_argument("--weight-decay", type=float, default=d["weight_decay"],
                         help="Adam L2 weight decay (default: %(default)s)")
-    parser.add_argument("--layers", type=int, default=d["layers"], help="L (default: %(default)s)")
-    parser.add_argument("--heads", type=int, default=d["heads"], help="H (default: %(default)s)")
+    parser.add_argument("--layers", type=int, default=d["layers"], metavar="L",
+                        help="number of layers L, a count (elsewhere --layers picks 0-based layer indices; "
+                             "default: %(default)s)")
+    parser.add_argument("--heads", type=int, default=d["heads"], metavar="H",
+                        help="number of heads H per layer (default: %(default)s)")
     parser.add_argument("--d-head", type=int, default=d["d_head"], help="head width d_h (default: %(default)s)")
     parser.add_argument("--ffn", choices=("single", "two"), default=d["ffn"],
                         help="variant P ('single') or B ('two') (default: %(default)s)")
