@@ -1,8 +1,9 @@
 """The README's and docs' ``certbound`` command lines use only options the commands have.
 
-Every ``certbound CMD …`` in README.md (code blocks and inline code) is checked flag by flag against
-``CMD``'s parser: a renamed or removed option that the README still shows fails here. The commands
-recorded in docs/figures/*.json must parse completely (they are re-run to regenerate the figures).
+Every ``certbound CMD …`` in README.md (code blocks and inline code), the notebooks' scripts, the examples
+and the shipped model's README is checked flag by flag against ``CMD``'s parser: a renamed or removed
+option that a document still shows fails here. The commands recorded in docs/figures/*.json must parse
+completely (they are re-run to regenerate the figures).
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ def test_readme_command_lines_use_existing_options():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(COMMAND.findall(text)) > 20  # the pattern still finds the README's commands
     assert unknown_flags(text, flags) == []
+
+
+DOCUMENTS = sorted([*ROOT.glob("notebooks/*.py"), *ROOT.glob("examples/**/*.py"), *ROOT.glob("examples/**/*.toml"),
+                    ROOT / "certbound" / "models" / "data" / "demo" / "README.md"])
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_other_documents_use_existing_options(document):
+    assert unknown_flags(document.read_text(encoding="utf-8"), command_flags()) == []
 
 
 @pytest.mark.parametrize("record", sorted((ROOT / "docs").rglob("*.json")), ids=lambda p: p.name)
