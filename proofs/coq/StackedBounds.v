@@ -1,0 +1,180 @@
+(** * The stacked bounds of §10: Lemma 2.3 and Lemma 3.1 as [_stacked] computes them
+
+    Backs [proofs/enclosure.md] §10 (the stacked functions evaluate the
+    right-hand sides of Lemmas 2.3 and 3.1, every scalar step rounded up);
+    code: [certbound/enclose/_stacked.py] ([norm2_upper]: [fro], [n1],
+    [ninf], [hoelder], their minimum; [gram_deviation_upper]: the Sterbenz
+    shift [G_ii - 1], [err], [out]).
+
+    - [norm2_upper_float]: [s = fl(sum |m|^2)] one classical dot product of
+      the [k = p q] entries (any order), [fro = up(sqrt(up(up(s + 2 k eta)
+      inv)))] with a float [inv >= 1/(1 - gamma_k)] ([_inv_one_minus_gamma_upper],
+      Arb, F6), [n1 = max _mv(|M|^T, 1)], [ninf = max _mv(|M|, 1)],
+      [hoelder = up(sqrt(up(n1 ninf)))]: [min(fro, hoelder)] bounds [||M||_2]
+      and [|| |M| ||_2] (Lemma 2.3 reads [|M|] only);
+    - [gram_deviation_upper_float]: [G = fl(X^T X)] (any classical
+      evaluation, SYRK mirrors included: [Lemma112.gram_mirror_entry]), its
+      diagonal in [[1/2, 2]] so that [fl(G_ii - 1)] is exact (Sterbenz),
+      [nD >= ||G - I||_2] ([norm2_upper] above), [nu >= || |X|^T|X| ||_2]
+      ([Lemma112.abs_gram_norm2_upper_float]), [gu >= gamma_m]:
+      [out = up(up(nD + up(gu nu)) + up(2 m r eta))] bounds [||X^T X - I||_2]. *)
+
+From Coq Require Import Reals Psatz List Permutation.
+From Flocq Require Import Core.
+From Certbound Require Import FPModel Summation DotProduct FastCertificate MatvecChain NormBounds OneStep Lemma112.
+Import ListNotations.
+Open Scope R_scope.
+
+Local Notation succ := (succ radix2 fexp).
+
+(** All index pairs of a [p x q] matrix, row by row (numpy's C order of
+    [reshape(h, 1, k)]; any other order is a permutation). *)
+Definition allidx (p q : nat) : list (nat * nat) := flat_map (fun i => map (fun j => (i, j)) (seq 0 q)) (seq 0 p).
+
+Lemma allidx_S : forall p q, allidx (S p) q = allidx p q ++ map (fun j => (p, j)) (seq 0 q).
+Proof. intros p q. unfold allidx. rewrite seq_S, flat_map_app. simpl. rewrite app_nil_r. reflexivity. Qed.
+
+Lemma lsum_allidx : forall p q (f : nat * nat -> R),
+  lsum (map f (allidx p q)) = rsum p (fun i => rsum q (fun j => f (i, j))).
+Proof.
+  induction p as [|p IH]; intros q f; [reflexivity|].
+  rewrite allidx_S, map_app, lsum_app, IH, map_map, lsum_map_seq. reflexivity.
+Qed.
+
+Lemma allidx_length : forall p q, length (allidx p q) = (p * q)%nat.
+Proof.
+  induction p as [|p IH]; intros q; [reflexivity|].
+  rewrite allidx_S, app_length, IH, map_length, seq_length. lia.
+Qed.
+
+Lemma format_nat_eta : forall k : nat, INR k <= 2 ^ 40 -> format (2 * INR k * eta).
+Proof.
+  intros k Hk. apply generic_format_FLT.
+  apply FLT_spec with (f := Float radix2 (2 * Z.of_nat k) (-1074)).
+  - unfold F2R, eta. cbn [Fnum Fexp]. rewrite mult_IZR, <- INR_IZR_INZ. reflexivity.
+  - cbn [Fnum]. unfold prec. pose proof (k_bound k Hk). apply Z.abs_lt. change (radix2 ^ 53)%Z with 9007199254740992%Z. lia.
+  - simpl. unfold emin. lia.
+Qed.
+
+Theorem norm2_upper_float : forall p q (M : nat -> nat -> R) (ts : dtree) (tn1 tninf : nat -> dtree) inv n1 ninf,
+  (1 <= p)%nat -> (1 <= q)%nat -> INR (p * q) <= 2 ^ 40 ->
+  Permutation (dpairs ts) (map (fun x => (mabs M (fst x) (snd x), mabs M (fst x) (snd x))) (allidx p q)) ->
+  / (1 - gamma (p * q)) <= inv ->
+  (forall j, (j < q)%nat -> Permutation (dpairs (tn1 j)) (map (fun i => (mtr (mabs M) j i, 1)) (seq 0 p))) ->
+  (forall i, (i < p)%nat -> Permutation (dpairs (tninf i)) (map (fun j => (mabs M i j, 1)) (seq 0 q))) ->
+  (forall j, (j < q)%nat -> inflate p (dfl (tn1 j)) <= n1) ->
+  (forall i, (i < p)%nat -> inflate q (dfl (tninf i)) <= ninf) ->
+  let k := (p * q)%nat in
+  let fro := succ (fl (sqrt (succ (fl (succ (fl (dfl ts + 2 * INR k * eta)) * inv))))) in
+  let hoelder := succ (fl (sqrt (succ (fl (n1 * ninf))))) in
+  opbound p q M (Rmin fro hoelder) /\ opbound p q (mabs M) (Rmin fro hoelder).
+Proof.
+  intros p q M ts tn1 tninf inv n1 ninf Hp1 Hq1 Hk Hts Hinv Hpn1 Hpninf Hn1 Hninf k fro hoelder.
+  pose proof u_pos. pose proof eta_pos. fold k in Hinv, Hk.
+  assert (Hku : INR k * u <= / 4) by (apply small_k, Hk).
+  pose proof (gamma_small k Hku) as Hg. pose proof (gamma_nonneg k ltac:(lra)) as Hg0.
+  (* Frobenius: sum m^2 <= (s + k eta)/(1 - gamma_k) <= the code's inner float *)
+  set (S := rsum p (fun i => rsum q (fun j => M i j * M i j))).
+  assert (HS : S = dot (map (fun x => (mabs M (fst x) (snd x), mabs M (fst x) (snd x))) (allidx p q))).
+  { unfold dot. rewrite map_map. simpl. rewrite lsum_allidx. unfold S, mabs.
+    apply rsum_ext. intros i _. apply rsum_ext. intros j _. simpl. symmetry. apply abs_sq. }
+  assert (HF : Forall (fun p0 => 0 <= fst p0 /\ 0 <= snd p0)
+                 (map (fun x => (mabs M (fst x) (snd x), mabs M (fst x) (snd x))) (allidx p q))).
+  { apply Forall_forall. intros x Hx. apply in_map_iff in Hx as (y & <- & _). simpl. split; apply Rabs_pos. }
+  assert (Hlen : length (map (fun x => (mabs M (fst x) (snd x), mabs M (fst x) (snd x))) (allidx p q)) = k)
+    by (rewrite map_length, allidx_length; reflexivity).
+  pose proof (dot_nonneg_upper _ ts Hts HF) as Hd. rewrite Hlen in Hd. specialize (Hd Hku).
+  rewrite <- HS in Hd.
+  assert (HS0 : 0 <= S) by (apply rsum_nonneg; intros; apply rsum_nonneg; intros; apply Rle_0_sqr).
+  assert (Hc : fl (2 * INR k * eta) = 2 * INR k * eta) by (apply fl_exact, format_nat_eta, Hk).
+  assert (HX : S <= succ (fl (succ (fl (dfl ts + 2 * INR k * eta)) * inv))).
+  { apply step_up.
+    assert (Hs1 : dfl ts + INR k * eta <= succ (fl (dfl ts + 2 * INR k * eta))).
+    { apply step_up. pose proof (pos_INR k). nra. }
+    assert (Hsd : S <= (dfl ts + INR k * eta) / (1 - gamma k)).
+    { apply Rmult_le_reg_r with (1 - gamma k); [lra|]. unfold Rdiv.
+      rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra. lra. }
+    assert (Hnum : 0 <= dfl ts + INR k * eta).
+    { apply Rle_trans with ((1 - gamma k) * S); [apply Rmult_le_pos; lra | lra]. }
+    assert (Hi0 : 0 < / (1 - gamma k)) by (apply Rinv_0_lt_compat; lra).
+    eapply Rle_trans; [exact Hsd|]. unfold Rdiv. apply Rmult_le_compat; lra. }
+  assert (Hfro : forall A, rsum p (fun i => rsum q (fun j => A i j * A i j)) = S -> opbound p q A fro).
+  { intros A EA. apply (opbound_weaken _ _ _ (sqrt (succ (fl (succ (fl (dfl ts + 2 * INR k * eta)) * inv))))).
+    - apply frobenius_bound. rewrite EA. exact HX.
+    - apply step_up, Rle_refl. }
+  (* Hoelder: the column and row sums from _mv with 1 *)
+  assert (Hcol : forall j, (j < q)%nat -> rsum p (fun i => Rabs (M i j)) <= n1).
+  { intros j Hj. eapply Rle_trans; [|apply Hn1, Hj].
+    eapply Rle_trans; [|apply (mv_entry_upper p (mtr (mabs M)) (fun _ => 1) (fun _ => 1) j (tn1 j)); try assumption].
+    - right. unfold mv, mtr, mabs. apply rsum_ext. intros; ring.
+    - apply Hpn1, Hj.
+    - intros i _. unfold mtr, mabs. pose proof (Rabs_pos (M i j)). lra.
+    - apply Rle_trans with (INR (p * q)); [apply le_INR; nia | exact Hk]. }
+  assert (Hrow : forall i, (i < p)%nat -> rsum q (fun j => Rabs (M i j)) <= ninf).
+  { intros i Hi. eapply Rle_trans; [|apply Hninf, Hi].
+    eapply Rle_trans; [|apply (mv_entry_upper q (mabs M) (fun _ => 1) (fun _ => 1) i (tninf i)); try assumption].
+    - right. unfold mv, mabs. apply rsum_ext. intros; ring.
+    - apply Hpninf, Hi.
+    - intros j _. unfold mabs. pose proof (Rabs_pos (M i j)). lra.
+    - apply Rle_trans with (INR (p * q)); [apply le_INR; nia | exact Hk]. }
+  assert (Hn10 : 0 <= n1) by (eapply Rle_trans; [|apply (Hcol O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
+  assert (Hni0 : 0 <= ninf) by (eapply Rle_trans; [|apply (Hrow O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
+  assert (Hhol : forall A, (forall i j, Rabs (A i j) = Rabs (M i j)) -> opbound p q A hoelder).
+  { intros A EA. apply (opbound_weaken _ _ _ (sqrt (n1 * ninf))).
+    - rewrite Rmult_comm. apply holder_bound; try assumption.
+      + intros i Hi. rewrite (rsum_ext q _ (fun j => Rabs (M i j))) by (intros; apply EA). apply Hrow, Hi.
+      + intros j Hj. rewrite (rsum_ext p _ (fun i => Rabs (M i j))) by (intros; apply EA). apply Hcol, Hj.
+    - apply up_sqrt. apply step_up, Rle_refl. }
+  split; apply opbound_min.
+  - apply Hfro. reflexivity.
+  - apply Hhol. reflexivity.
+  - apply Hfro. unfold S, mabs. apply rsum_ext. intros i _. apply rsum_ext. intros j _. apply abs_sq.
+  - apply Hhol. intros. unfold mabs. apply Rabs_Rabsolu.
+Qed.
+
+(** Lemma 3.1 stacked ([_stacked.gram_deviation_upper]). *)
+Theorem gram_deviation_upper_float : forall m r (X G : nat -> nat -> R) (tG : nat -> nat -> dtree) nD nu gu,
+  INR m * u <= / 2 -> INR (m * r) <= 2 ^ 40 ->
+  (forall i j, (i < r)%nat -> (j < r)%nat ->
+     Permutation (dpairs (tG i j)) (map (fun k => (X k i, X k j)) (seq 0 m)) /\ G i j = dfl (tG i j)) ->
+  (forall i, (i < r)%nat -> / 2 <= G i i <= 2) ->
+  opbound r r (fun i j => if Nat.eq_dec i j then fl (G i j - 1) else G i j) nD ->
+  opbound r r (mmul m (mtr (mabs X)) (mabs X)) nu -> gamma m <= gu ->
+  opbound r r (fun i j => mmul m (mtr X) X i j - idm i j)
+    (succ (fl (succ (fl (nD + succ (fl (gu * nu)))) + succ (fl (2 * INR (m * r) * eta))))).
+Proof.
+  intros m r X G tG nD nu gu Hm Hmr HG Hdiag HD Hnu Hgu.
+  pose proof eta_pos. pose proof u_pos.
+  pose proof (gamma_nonneg m ltac:(lra)) as Hg0.
+  assert (Hnu0 : 0 <= nu) by (destruct Hnu; assumption). assert (HnD0 : 0 <= nD) by (destruct HD; assumption).
+  (* the computed G - I is G - I exactly (Sterbenz on the diagonal) *)
+  assert (HD' : opbound r r (fun i j => G i j - idm i j) nD).
+  { apply (opbound_ext r r (fun i j => if Nat.eq_dec i j then fl (G i j - 1) else G i j)); [|exact HD].
+    intros i j Hi Hj. unfold idm. destruct (Nat.eq_dec i j) as [->|]; [|ring].
+    destruct (HG j j Hj Hj) as [_ E]. rewrite (gram_diagonal_shift_exact (G j j)); [reflexivity | |apply Hdiag, Hj].
+    rewrite E. apply dfl_format. }
+  (* ||G - X^T X|| <= gamma_m nu + m eta r (Lemma 2.1, G.1's assembly) *)
+  assert (HE : opbound r r (fun i j => G i j - mmul m (mtr X) X i j) (gamma m * nu + INR m * eta * INR r)).
+  { apply (lemma_g1_assembly r _ (mmul m (mtr (mabs X)) (mabs X))); try assumption.
+    - intros i j _ _. unfold mmul, mtr, mabs. apply rsum_nonneg. intros; apply Rmult_le_pos; apply Rabs_pos.
+    - apply Rmult_le_pos; [apply pos_INR | lra].
+    - intros i j Hi Hj. destruct (HG i j Hi Hj) as [Hp E]. rewrite E.
+      exact (mmul_entry_error m (mtr X) X i j (tG i j) Hp Hm). }
+  assert (Hsum : opbound r r (fun i j => mmul m (mtr X) X i j - idm i j) (nD + (gamma m * nu + INR m * eta * INR r))).
+  { apply (opbound_ext r r (fun i j => (G i j - idm i j) + (-1) * (G i j - mmul m (mtr X) X i j))); [intros; ring|].
+    apply opbound_add; [exact HD'|].
+    assert (0 <= gamma m * nu + INR m * eta * INR r).
+    { apply Rplus_le_le_0_compat; [apply Rmult_le_pos; lra|].
+      apply Rmult_le_pos; [apply Rmult_le_pos; [apply pos_INR | lra] | apply pos_INR]. }
+    replace (gamma m * nu + INR m * eta * INR r) with (Rabs (-1) * (gamma m * nu + INR m * eta * INR r))
+      by (rewrite Rabs_left by lra; ring).
+    apply opbound_scal, HE. }
+  apply (opbound_weaken _ _ _ _ _ Hsum). apply step_up.
+  assert (A1 : nD + gamma m * nu <= succ (fl (nD + succ (fl (gu * nu))))).
+  { apply step_up. apply Rplus_le_compat_l. apply step_up. apply Rmult_le_compat_r; assumption. }
+  assert (A2 : INR m * eta * INR r <= succ (fl (2 * INR (m * r) * eta))).
+  { apply step_up. rewrite mult_INR.
+    assert (0 <= INR m * eta * INR r) by (apply Rmult_le_pos; [apply Rmult_le_pos; [apply pos_INR | lra] | apply pos_INR]).
+    nra. }
+  lra.
+Qed.
