@@ -151,6 +151,22 @@ def test_blas_thread_policy():
         assert all(i["num_threads"] == 1 for i in threadpool_info() if i["user_api"] == "blas")
 
 
+def test_blas_threads_when_the_count_is_already_set():
+    """A block asking for the count every BLAS already has sets nothing; a nested different count is set and restored."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def counts():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        with blas_threads(1):
+            assert counts() and all(c == 1 for c in counts())
+            with blas_threads(2):  # set (as far as the BLAS allows) and restored
+                pass
+            assert all(c == 1 for c in counts())
+        assert all(c == 1 for c in counts())
+
+
 def test_blas_threads_respect_user_cap(monkeypatch):
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     assert available_threads() == 1
