@@ -71,6 +71,8 @@ __all__ = [
     "unscaled_gram_ok",
     "UNSCALED_EXPONENT_RANGE",
     "GRAM_CHUNK",
+    "GRAM_SMALL_CHUNK",
+    "GRAM_SMALL_CHUNK_MAX_ORDER",
     "PER_CHUNK_POWER_MIN_ORDER",
     "PER_CHUNK_POWER_MIN_ENTRIES",
     "ALPHA_CHUNK",
@@ -91,18 +93,23 @@ UNSCALED_EXPONENT_RANGE = 256
 #: From this order of the Gram matrix and this many entries of Ws on, ρ(|Ws||Ws|ᵀ) is bounded by Σ_C ρ(N_C)
 #: over the SYRK's column chunks, each by a Collatz–Wielandt step inside the chunk's loop step (Lemma G.2′): no
 #: second pass over Ws. Measured (one thread, loaded machine): 768×3072 46.1 vs 50.4 ms for Ĝ and β, 384×1536
-#: 8.0 vs 8.0 (Ws still cached), bound 0.2 % above the global power iteration's (proofs/enclosure-gram.md §2).
-#: The order equals TRIDIAGONAL_MIN_ORDER: Theorem G-T's smaller e more than pays for the 0.2 %.
+#: with chunks of 128 (GRAM_SMALL_CHUNK) 8.7–9.1 vs 9.1–9.8 ms; bound 0.2–5 % above the global power iteration's
+#: (proofs/enclosure-gram.md §2). The order equals TRIDIAGONAL_MIN_ORDER: Theorem G-T's smaller e more than pays.
 PER_CHUNK_POWER_MIN_ORDER = 192
-PER_CHUNK_POWER_MIN_ENTRIES = 1 << 21
+PER_CHUNK_POWER_MIN_ENTRIES = 1 << 19
 
 #: Chunk lengths b of the Gram route's chunked products (Lemma 2.5 of
 #: proofs/enclosure.md: error constant γ_{b+q−1} for q chunks): the SYRK of Ĝ
 #: (β), the SYRK of UᵀU (α) and the inner dimension of the residual (e).
 #: Measured (proofs/enclosure-gram.md §5): 128 for α and e costs ≈ nothing and
 #: makes them 2–5× smaller; for Ĝ every chunk rewrites the m×m output, so
-#: 128 instead of 256 cost 7 % of the SYRK at 768×3072 under load — Ĝ keeps 256.
+#: 128 instead of 256 cost 7–11 % of the SYRK at 768×3072 under load — there Ĝ keeps 256.
 GRAM_CHUNK = 256
+#: Gram orders m ≤ GRAM_SMALL_CHUNK_MAX_ORDER (Ĝ of ≤ 1.6 MB, cache-resident across the chunk SYRKs) use column
+#: chunks of GRAM_SMALL_CHUNK: measured (one thread, loaded machine) at 384×1536 as fast as 256 (7.1–9.8 ms
+#: either way, 1536×384 within +5 %) with β 0.53× (γ_139 instead of γ_261); at 512×2048 +2 %, 768×3072 +11 %.
+GRAM_SMALL_CHUNK = 128
+GRAM_SMALL_CHUNK_MAX_ORDER = 448
 ALPHA_CHUNK = 128
 RESIDUAL_CHUNK = 128
 
@@ -231,7 +238,7 @@ def abs_gram_norm_upper(Ws: np.ndarray, iterations: int = 1, first: np.ndarray |
 
 
 def rounded_gram(
-    Ws: np.ndarray, extra_residual: arb | None = None, chunk: int = GRAM_CHUNK
+    Ws: np.ndarray, extra_residual: arb | None = None, chunk: int | None = None
 ) -> tuple[np.ndarray, arb]:
     """Float Gram matrix ``Ĝ = fl(Ws Wsᵀ)`` of a wide Ws and a bound β ≥ ‖Ĝ − WWᵀ‖₂.
 
@@ -255,8 +262,9 @@ def rounded_gram(
         The (scaled or unscaled) matrix, m ≤ n in practice (any shape works); not modified.
     extra_residual : arb, optional
         Bound d on ‖Δ‖₂ (Lemma G.3); None or 0 for an exact Ws.
-    chunk : int
-        Column-chunk length b of Lemma 2.5 (chunked when n > 2b).
+    chunk : int, optional
+        Column-chunk length b of Lemma 2.5 (chunked when n > 2b); default
+        :data:`GRAM_SMALL_CHUNK` for m ≤ :data:`GRAM_SMALL_CHUNK_MAX_ORDER`, else :data:`GRAM_CHUNK`.
 
     Returns
     -------
@@ -270,6 +278,8 @@ def rounded_gram(
     ([[14.0]], True)
     """
     m, n = Ws.shape
+    if chunk is None:
+        chunk = GRAM_SMALL_CHUNK if m <= GRAM_SMALL_CHUNK_MAX_ORDER else GRAM_CHUNK
     k = fperror.chunked_gamma_length(n, chunk)
     G = Gc = None
     if m == 0:

@@ -356,6 +356,7 @@ def _exact_sigma_checks(W, enc):
 @pytest.mark.parametrize("mode", ["gram", "auto"])
 def test_whole_gram_route_with_tiny_chunks_against_exact_inertia(monkeypatch, case, mode):
     monkeypatch.setattr(gram_mod, "GRAM_CHUNK", 2)
+    monkeypatch.setattr(gram_mod, "GRAM_SMALL_CHUNK", 2)  # read at call time: these small matrices take it
     monkeypatch.setattr(gram_mod, "ALPHA_CHUNK", 2)
     monkeypatch.setattr(gram_mod, "RESIDUAL_CHUNK", 1)
     monkeypatch.setattr(gram_mod, "TRIDIAGONAL_RESIDUAL_CHUNK", 1)

@@ -533,7 +533,7 @@ def _exact_sigma_checks(W, enc):
 def test_tridiagonal_route_against_exact_inertia(monkeypatch, case):
     monkeypatch.setattr(gram_mod, "TRIDIAGONAL_RESIDUAL_CHUNK", [1, 2, 64][case % 3])
     monkeypatch.setattr(gram_mod, "TRIDIAGONAL_ALPHA_CHUNK", [2, 96][case % 2])
-    monkeypatch.setattr(gram_mod, "GRAM_CHUNK", [2, 256][case % 2])
+    monkeypatch.setattr(gram_mod, "GRAM_SMALL_CHUNK", [2, 256][case % 2])  # these orders take the small-order chunk
     rng = np.random.default_rng(1300 + case)
     m, n = [(1, 5), (2, 7), (4, 9), (9, 4), (6, 6), (3, 8), (7, 2)][case % 7]
     W = rng.standard_normal((m, n))
