@@ -97,3 +97,29 @@ def test_docs_figure_record_matches_what_the_code_computes_for_the_shipped_model
     assert p.n_train == last["n_train"] == 10**6
     assert (p.gap_bound, p.error_bound, p.test_error, p.train_error) == \
         (last["gap_bound"], last["error_bound"], last["test_error"], last["train_error"])
+
+
+def test_a_failed_record_write_leaves_no_figure(tmp_path, capsys, monkeypatch):
+    from pathlib import Path
+
+    from certbound._commands import demo_figure
+
+    _model(tmp_path / "models" / "n200", 200, seed=0)
+    out = tmp_path / "fig"
+
+    def full_disk(files):
+        raise OSError(28, "No space left on device", str(list(files)[0][0]))
+
+    monkeypatch.setattr(demo_figure, "write_all", full_disk)
+    def quick_plot(points, out_dir, *, counterfactual, caption):  # where the figure goes matters, not its bytes
+        paths = {ext: str(Path(out_dir) / f"demo_vs_n.{ext}") for ext in ("pdf", "png")}
+        for p in paths.values():
+            Path(p).write_text(caption)
+        return {**paths, "caption": caption}
+
+    monkeypatch.setattr(demo_figure, "plot_demo_vs_n", quick_plot)
+    monkeypatch.setattr(demo_figure, "counterfactual_curve", lambda *a, **k: [(1000, 5.0), (10**6, 0.5)])
+    assert main(["demo-figure", "--models", str(tmp_path / "models"), "--n", "200", "--out", str(out),
+                 "--spectrum-mode", "fast"]) == 2
+    assert "demo_vs_n.json: no space left on device" in capsys.readouterr().err
+    assert list(out.iterdir()) == []  # neither the figure nor its staging directory

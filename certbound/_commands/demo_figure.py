@@ -21,8 +21,11 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import shlex
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from certbound._commands import train_demo
@@ -31,7 +34,7 @@ from certbound.models import is_pi_checkpoint
 from certbound.pipeline import parse_count
 from certbound.pipeline._demo import counterfactual_curve, demo_point
 from certbound.report.figures import plot_demo_vs_n
-from certbound.report.writers import write_json
+from certbound.report.writers import json_text, write_all
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "epochs_for", "portable_model_name", "DEFAULT_NS", "MIN_STEPS",
            "MAX_TRAIN_ERROR", "RESTARTS"]
@@ -214,13 +217,23 @@ def run(args: argparse.Namespace) -> int:
                f"the 0-1 test error vs measured test error ({points[0].n_test} fresh samples). Right: certified bound "
                f"on the loss gap divided by the loss range; dashed: the n = {ns[-1]} model's weights evaluated as if "
                f"they had come from n samples. Shaded: vacuous. Made by: certbound demo-figure --train.")
-    paths = plot_demo_vs_n(points, out, counterfactual=cf, caption=caption)
     command = ["certbound", "demo-figure", "--models", _portable_dir(args.models), "--n", ",".join(map(str, ns)),
                "--spectrum-mode", args.spectrum_mode] + ([] if args.n_test is None else ["--n-test", str(args.n_test)])
-    write_json(out / "demo_vs_n.json", {"command": shlex.join(command), "spectrum_mode": args.spectrum_mode,
-                                        "points": [p.to_json() for p in points],
-                                        "counterfactual": [{"n": n, "gap_bound": b} for n, b in cf],
-                                        "caption": caption})
+    # The record's text first (a serialisation error then leaves no file), the figure into a staging directory
+    # next to it, and the three files moved into place only when all exist.
+    record = json_text({"command": shlex.join(command), "spectrum_mode": args.spectrum_mode,
+                        "points": [p.to_json() for p in points],
+                        "counterfactual": [{"n": n, "gap_bound": b} for n, b in cf],
+                        "caption": caption})
+    stage = tempfile.mkdtemp(prefix=".demo-figure.", dir=out)
+    try:
+        staged = plot_demo_vs_n(points, stage, counterfactual=cf, caption=caption)
+        write_all([(out / "demo_vs_n.json", record)])
+        paths = {ext: str(out / os.path.basename(staged[ext])) for ext in ("pdf", "png")}
+        for ext in ("pdf", "png"):
+            os.replace(staged[ext], paths[ext])
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     print(f"wrote {paths['png']}, {paths['pdf']} and {out / 'demo_vs_n.json'}")
     for p in points:
         print(f"n = {p.n_train:>8}  gap <= {p.gap_bound:.4f}  error <= "
