@@ -195,3 +195,50 @@ def test_mirror_upper_makes_the_gram_exactly_symmetric():
             U = np.triu(G)
             fperror.mirror_upper(G)
             assert np.array_equal(G, G.T) and np.array_equal(np.triu(G), U), (m, order)
+
+
+# ---------------------------------------------------------------- β of Ĝ (Lemma G.1 with Lemma 2.5) under a hostile SYRK
+
+
+def _hostile_syrk(c_of_b):
+    """``syrk_rows_upper`` returning, per upper entry, the float nearest to (AAᵀ)ᵢⱼ + c·γ_b(|A||A|ᵀ)ᵢⱼ (b = A's columns).
+
+    With c = (b − 1.5)/b this is within Lemma 2.1's γ_b|a|ᵀ|b| + bη (as for :class:`_SnapToIdentityNumpy`):
+    a legal BLAS whose every rounding error points the same way, so Ĝ − WWᵀ ≈ cγ_b|W||W|ᵀ in norm.
+    """
+
+    def syrk(A, out=None):
+        m, b = A.shape
+        Af = fractions_of(A)
+        c = c_of_b(b) * _gamma(b) if b >= 2 else Fraction(0)
+        G = np.zeros((m, m), order="F") if out is None else out
+        for i in range(m):
+            for j in range(i, m):
+                ex = sum((x * y for x, y in zip(Af[i], Af[j])), Fraction(0))
+                ab = sum((abs(x) * abs(y) for x, y in zip(Af[i], Af[j])), Fraction(0))
+                G[i, j] = float(ex + c * ab)
+        return G
+
+    return syrk
+
+
+@pytest.mark.parametrize("per_chunk", [False, True])
+def test_beta_of_the_chunked_gram_under_a_hostile_syrk(per_chunk, monkeypatch):
+    from certbound.enclose import gram
+
+    monkeypatch.setattr(fperror, "syrk_rows_upper", _hostile_syrk(lambda b: Fraction(2 * b - 3, 2 * b)))
+    if per_chunk:  # Lemma G.2′: ρ(N) ≤ Σ_C ρ(N_C), one Collatz–Wielandt step per chunk
+        monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ORDER", 1)
+        monkeypatch.setattr(gram, "PER_CHUNK_POWER_MIN_ENTRIES", 1)
+    rng = np.random.default_rng(6407 + per_chunk)
+    for _ in range(10):
+        m = int(rng.integers(1, 5))
+        b = int(rng.choice([2, 3, 5]))
+        n = int(rng.integers(2 * b + 1, 8 * b))
+        W = np.abs(rng.standard_normal((m, n))) if rng.random() < 0.7 else rng.standard_normal((m, n))
+        W = np.asarray(W if rng.random() < 0.5 else np.asfortranarray(W))
+        G, beta = gram.rounded_gram(W, None, chunk=b)
+        Wf = fractions_of(W)
+        D = [[g - x for g, x in zip(rg, rx)] for rg, rx in zip(fractions_of(G), matmul(Wf, transpose(Wf)))]
+        B = upper_fraction(beta)
+        assert B is not None and symmetric_norm_at_most(D, B), ("β < ‖Ĝ − WWᵀ‖₂ under a legal SYRK", m, n, b)
