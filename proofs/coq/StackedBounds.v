@@ -17,7 +17,11 @@
       diagonal in [[1/2, 2]] so that [fl(G_ii - 1)] is exact (Sterbenz),
       [nD >= ||G - I||_2] ([norm2_upper] above), [nu >= || |X|^T|X| ||_2]
       ([Lemma112.abs_gram_norm2_upper_float]), [gu >= gamma_m]:
-      [out = up(up(nD + up(gu nu)) + up(2 m r eta))] bounds [||X^T X - I||_2]. *)
+      [out = up(up(nD + up(gu nu)) + up(2 m r eta))] bounds [||X^T X - I||_2];
+    - [residual_norm_upper_float]: [residual_norm_upper]'s [main], [apriori],
+      [under] bound [||W - X diag(s) Y^T||_2].
+    With these three, the premises [alU], [e], [eRR], [nL] of
+    [Lemma112.certify_stack_theorem_g_sound] are machine-checked as well. *)
 
 From Coq Require Import Reals Psatz List Permutation.
 From Flocq Require Import Core.
@@ -177,4 +181,95 @@ Proof.
     assert (0 <= INR m * eta * INR r) by (apply Rmult_le_pos; [apply Rmult_le_pos; [apply pos_INR | lra] | apply pos_INR]).
     nra. }
   lra.
+Qed.
+
+(** Lemma 3.2 stacked ([_stacked.residual_norm_upper(W, X, s, Y)]): with
+    [V_lj = fl(s_l Y_jl)] ([s = 1]: [V = Y^T] exactly, [fl(1 y) = y]),
+    [P = fl(X V)] (any classical evaluation of each entry), [R_hat = fl(W - P)]
+    (floats [W]), [nR >= ||R_hat||_2, || |R_hat| ||_2] ([norm2_upper]),
+    [nN >= || |X| diag|s| |Y|^T ||_2] ([abs_product_norm2_upper] or, for
+    [Y is X], [abs_symmetric_product_norm2_upper]), [maxrow >= max_i sum_l |x_il|]
+    ([max _mv(|X|, 1)]), [gu >= gamma_(r+1)]: the code's
+    [out = up(up(up((1 + 2u) nR) + up(gu nN)) + under)],
+    [under = up(up(c eta) up(sqrt(m n)))], [c = up(up(4 r + 4) + up(4 maxrow))],
+    bounds [||W - X diag(s) Y^T||_2]. *)
+Theorem residual_norm_upper_float : forall m n r (W X Y Rh Pm : nat -> nat -> R) (s : nat -> R) (tP : nat -> nat -> dtree)
+    nR nN maxrow gu,
+  INR (S r) * u <= / 2 ->
+  (forall i j, (i < m)%nat -> (j < n)%nat -> format (W i j)) ->
+  (forall i j, (i < m)%nat -> (j < n)%nat ->
+     Permutation (dpairs (tP i j)) (map (fun l => (X i l, fl (s l * Y j l))) (seq 0 r)) /\ Pm i j = dfl (tP i j)) ->
+  (forall i j, (i < m)%nat -> (j < n)%nat -> Rh i j = fl (W i j - Pm i j)) ->
+  opbound m n Rh nR -> opbound m n (mabs Rh) nR ->
+  opbound m n (mmul r (fun i l => Rabs (X i l) * Rabs (s l)) (mtr (mabs Y))) nN ->
+  (forall i, (i < m)%nat -> rsum r (fun l => Rabs (X i l)) <= maxrow) -> 0 <= maxrow ->
+  gamma (S r) <= gu ->
+  let c := succ (fl (succ (fl (4 * INR r + 4)) + succ (fl (4 * maxrow)))) in
+  let under := succ (fl (succ (fl (c * eta)) * succ (fl (sqrt (INR m * INR n))))) in
+  opbound m n (fun i j => W i j - mmul r (fun a l => X a l * s l) (mtr Y) i j)
+    (succ (fl (succ (fl (succ (fl ((1 + 2 * u) * nR)) + succ (fl (gu * nN)))) + under))).
+Proof.
+  intros m n r W X Y Rh Pm s tP nR nN maxrow gu Hr HW HP HR HnR HanR HN Hmax Hmax0' Hgu c under.
+  pose proof u_pos. pose proof eta_pos. pose proof u_lt_1.
+  assert (Hg0 : 0 <= gamma (S r)) by (apply gamma_nonneg; lra).
+  assert (HnR0 : 0 <= nR) by (destruct HnR; assumption). assert (HnN0 : 0 <= nN) by (destruct HN; assumption).
+  assert (Hmax0 : forall i, (i < m)%nat -> 0 <= rsum r (fun l => Rabs (X i l))) by (intros; apply rsum_nonneg; intros; apply Rabs_pos).
+  (* entrywise: |(W - X S Y^T) - R_hat| <= u |R_hat| + gamma N + (r + maxrow) eta *)
+  set (Ex := fun i j => W i j - mmul r (fun a l => X a l * s l) (mtr Y) i j).
+  set (N := mmul r (fun i l => Rabs (X i l) * Rabs (s l)) (mtr (mabs Y))).
+  set (kap := (INR r + maxrow) * eta).
+  assert (Hent : forall i j, (i < m)%nat -> (j < n)%nat ->
+    Rabs (Ex i j - Rh i j) <= u * mabs Rh i j + gamma (S r) * N i j + kap).
+  { intros i j Hi Hj. destruct (HP i j Hi Hj) as [Hp EP].
+    set (qs := map (fun l => (X i l, s l, Y j l)) (seq 0 r)).
+    assert (Eq : map scaled qs = map (fun l => (X i l, fl (s l * Y j l))) (seq 0 r)) by (unfold qs; rewrite map_map; reflexivity).
+    assert (Hlen : length qs = r) by (unfold qs; rewrite map_length, seq_length; reflexivity).
+    pose proof (residual_entry_error qs (tP i j)) as Hre. rewrite Eq, Hlen in Hre. specialize (Hre Hp Hr).
+    assert (E3 : lsum (map exact3 qs) = mmul r (fun a l => X a l * s l) (mtr Y) i j).
+    { unfold qs. rewrite map_map, lsum_map_seq. unfold mmul, mtr. apply rsum_ext. intros; simpl; ring. }
+    assert (A3 : lsum (map abs3 qs) = N i j).
+    { unfold qs, N. rewrite map_map, lsum_map_seq. unfold mmul, mtr, mabs. apply rsum_ext. intros; simpl; ring. }
+    assert (AX : lsum (map absx qs) = rsum r (fun l => Rabs (X i l))).
+    { unfold qs. rewrite map_map, lsum_map_seq. apply rsum_ext. intros; reflexivity. }
+    rewrite E3, A3, AX, <- EP in Hre.
+    assert (Hf : format (Pm i j)) by (rewrite EP; apply dfl_format).
+    pose proof (fl_sub_error_computed_u (W i j) (Pm i j) (HW i j Hi Hj) Hf) as Hs.
+    rewrite <- (HR i j Hi Hj) in Hs.
+    assert (Ek : (INR r + rsum r (fun l => Rabs (X i l))) * eta <= kap).
+    { unfold kap. apply Rmult_le_compat_r; [lra|]. pose proof (Hmax i Hi). lra. }
+    unfold Ex, mabs.
+    replace (W i j - mmul r (fun a l => X a l * s l) (mtr Y) i j - Rh i j)
+      with (((W i j - Pm i j) - Rh i j) + (Pm i j - mmul r (fun a l => X a l * s l) (mtr Y) i j)) by ring.
+    eapply Rle_trans; [apply Rabs_triang|]. lra. }
+  assert (Hkap0 : 0 <= kap) by (unfold kap; apply Rmult_le_pos; [pose proof (pos_INR r); lra | lra]).
+  assert (HNn : forall i j, (i < m)%nat -> (j < n)%nat -> 0 <= N i j).
+  { intros i j _ _. unfold N, mmul, mtr, mabs. apply rsum_nonneg. intros.
+    apply Rmult_le_pos; [apply Rmult_le_pos|]; apply Rabs_pos. }
+  (* the norm: ||Ex|| <= nR + u nR + gamma nN + kap sqrt(m n) *)
+  assert (HD : opbound m n (fun i j => Ex i j - Rh i j) (u * nR + gamma (S r) * nN + kap * sqrt (INR m * INR n))).
+  { apply (opbound_mono m n _ (fun i j => u * mabs Rh i j + gamma (S r) * N i j + kap)).
+    - intros i j Hi Hj. exact (Hent i j Hi Hj).
+    - apply opbound_add; [apply opbound_add|].
+      + apply opbound_scal_nonneg; [exact HanR | lra].
+      + apply opbound_scal_nonneg; [exact HN | exact Hg0].
+      + apply opbound_const, Hkap0. }
+  assert (HEx : opbound m n Ex (nR + (u * nR + gamma (S r) * nN + kap * sqrt (INR m * INR n)))).
+  { apply (opbound_ext m n (fun i j => Rh i j + (Ex i j - Rh i j))); [intros; ring|].
+    apply opbound_add; assumption. }
+  apply (opbound_weaken _ _ _ _ _ HEx).
+  assert (Hsq0 : 0 <= sqrt (INR m * INR n)) by apply sqrt_pos.
+  assert (A1 : nR + u * nR <= succ (fl ((1 + 2 * u) * nR))) by (apply step_up; nra).
+  assert (A2 : gamma (S r) * nN <= succ (fl (gu * nN))) by (apply step_up; apply Rmult_le_compat_r; assumption).
+  assert (Hc : INR r + maxrow <= c).
+  { unfold c. apply step_up. pose proof (pos_INR r).
+    pose proof (step_up (4 * INR r + 4) (4 * INR r + 4) (Rle_refl _)).
+    pose proof (step_up (4 * maxrow) (4 * maxrow) (Rle_refl _)). lra. }
+  assert (A3 : kap * sqrt (INR m * INR n) <= under).
+  { unfold under, kap. apply step_up. apply Rmult_le_compat.
+    - apply Rmult_le_pos; [pose proof (pos_INR r); lra | lra].
+    - exact Hsq0.
+    - apply step_up. apply Rmult_le_compat_r; [lra | exact Hc].
+    - apply step_up, Rle_refl. }
+  apply step_up. apply Rle_trans with ((nR + u * nR + gamma (S r) * nN) + kap * sqrt (INR m * INR n)); [lra|].
+  apply Rplus_le_compat; [|exact A3]. apply step_up. lra.
 Qed.
