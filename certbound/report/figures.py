@@ -194,10 +194,11 @@ def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, caption: s
     Examples
     --------
     >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> plt = import_pyplot()
     >>> fig, ax = plt.subplots()
     >>> _ = ax.plot([1, 2], [3, 4])
-    >>> d = tempfile.mkdtemp()
+    >>> d = tmp.name
     >>> out = save_figure(fig, d, "line", "A line.")
     >>> sorted(os.listdir(d)), out["caption"]
     (['line.pdf', 'line.png'], 'A line.')
@@ -310,13 +311,14 @@ def plot_proxies_vs_width(runs: Sequence[ModelRun], out_dir: str, *, variant: st
     Examples
     --------
     >>> import tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
     >>> runs = [ModelRun(f"N={n}", "random-init", {"paper": paper_proxies(random_init_quantities(1, n, num_heads=2,
     ...                                                                                  d_ff=2 * n))})
     ...         for n in (4, 8)]
-    >>> sorted(plot_proxies_vs_width(runs, tempfile.mkdtemp()))
+    >>> sorted(plot_proxies_vs_width(runs, tmp.name))
     ['caption', 'pdf', 'png']
-    >>> plot_proxies_vs_width(runs[:1], tempfile.mkdtemp()) is None  # one width: no curve
+    >>> plot_proxies_vs_width(runs[:1], tmp.name) is None  # one width: no curve
     True
     """
     plt = import_pyplot()
@@ -359,12 +361,13 @@ def plot_proxies_vs_depth(runs: Sequence[ModelRun], out_dir: str, *, variant: st
     Examples
     --------
     >>> import tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
     >>> from certbound.bounds.proxies import prefix_layers
     >>> qs = random_init_quantities(2, 8, num_heads=2, d_ff=16)
     >>> runs = [ModelRun(f"k={k}", "prefix", {"paper": paper_proxies(prefix_layers(qs, k))}, note="prefix of init")
     ...         for k in (1, 2)]
-    >>> out = plot_proxies_vs_depth(runs, tempfile.mkdtemp())
+    >>> out = plot_proxies_vs_depth(runs, tmp.name)
     >>> "the first k layers, 0..k-1" in out["caption"]
     True
     """
@@ -405,12 +408,13 @@ def plot_singular_value_decay(run: ModelRun, out_dir: str, *, layers: Sequence[i
     Examples
     --------
     >>> import tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
     >>> qs = random_init_quantities(2, 8, num_heads=2, d_ff=16)
     >>> run = ModelRun("init", "random-init", {"paper": paper_proxies(qs)}, qs)
-    >>> sorted(plot_singular_value_decay(run, tempfile.mkdtemp(), layers=(0, 1)))
+    >>> sorted(plot_singular_value_decay(run, tmp.name, layers=(0, 1)))
     ['caption', 'pdf', 'png']
-    >>> plot_singular_value_decay(run, tempfile.mkdtemp(), layers=(5,)) is None
+    >>> plot_singular_value_decay(run, tmp.name, layers=(5,)) is None
     True
     """
     plt = import_pyplot()
@@ -482,12 +486,13 @@ def plot_norms_vs_width(runs: Sequence[ModelRun], out_dir: str, *, depth: int = 
     Examples
     --------
     >>> import tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
     >>> runs = []
     >>> for n in (4, 8):
     ...     qs = random_init_quantities(2, n, num_heads=2, d_ff=2 * n)
     ...     runs.append(ModelRun(f"N={n}", "random-init", {"paper": paper_proxies(qs)}, qs))
-    >>> sorted(plot_norms_vs_width(runs, tempfile.mkdtemp(), depth=2))
+    >>> sorted(plot_norms_vs_width(runs, tmp.name, depth=2))
     ['caption', 'pdf', 'png']
     """
     plt = import_pyplot()
@@ -556,10 +561,11 @@ def plot_contribution_curves(run: ModelRun, out_dir: str, *, variant: str = "pap
     Examples
     --------
     >>> import tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> from certbound.bounds.proxies import paper_proxies, random_init_quantities
     >>> qs = random_init_quantities(1, 8, num_heads=2, d_ff=16)
     >>> run = ModelRun("init", "random-init", {"paper": paper_proxies(qs)})
-    >>> out = plot_contribution_curves(run, tempfile.mkdtemp())
+    >>> out = plot_contribution_curves(run, tmp.name)
     >>> "for the 6 matrices of init" in out["caption"]  # 2 QK heads, 2 VO heads, M_in, M_out
     True
     """
@@ -629,11 +635,12 @@ def plot_demo_vs_n(points: Sequence[Any], out_dir: str | os.PathLike[str], *,
     Examples
     --------
     >>> import tempfile
+    >>> tmp = tempfile.TemporaryDirectory()  # removed with the example
     >>> from types import SimpleNamespace
     >>> pts = [SimpleNamespace(n_train=n, error_bound=None, test_error=0.1, train_error=0.05, gap_bound=8.0,
     ...                        measured_gap=0.01, loss_range=4.0, input_counting=50.0, label_noise=0.05)
     ...        for n in (1000, 10000)]
-    >>> sorted(plot_demo_vs_n(pts, tempfile.mkdtemp(), caption="demo"))
+    >>> sorted(plot_demo_vs_n(pts, tmp.name, caption="demo"))
     ['caption', 'pdf', 'png']
     """
     plt = import_pyplot()
