@@ -647,7 +647,7 @@ def _symmetric_residual_case(rng, m, r, kind=None):
     return G, U, lam
 
 
-def _check_symmetric_residual(seed: int, cases: int, max_m: int, min_m: int = 1, kind=None) -> None:
+def _check_symmetric_residual(seed: int, cases: int, max_m: int, min_m: int = 1, kind=None, order: str = "C") -> None:
     from certbound.ball import float_upper
     from tests.enclose.exact_inertia import norm_at_most, residual
 
@@ -655,6 +655,7 @@ def _check_symmetric_residual(seed: int, cases: int, max_m: int, min_m: int = 1,
     for _ in range(cases):
         m, r = int(rng.integers(min_m, max_m + 1)), int(rng.integers(1, 5))
         G, U, lam = _symmetric_residual_case(rng, m, r, kind)
+        G = np.asarray(G, order=order)  # F: as rounded_gram returns Ĝ (its blocks are read as transposes)
         if not np.all(np.isfinite(G)):
             continue
         chunk = int(rng.choice([128, 1, 2]))
@@ -670,6 +671,15 @@ def test_symmetric_residual_bound_exact():
     _check_symmetric_residual(441, 40, 12)
     for kind in (5, 6):  # two column blocks (nb = 32): the mirrored row sums and doubled squares count
         _check_symmetric_residual(442, 1, 40, min_m=40, kind=kind)
+
+
+@pytest.mark.parametrize("nb", [None, 1, 3])
+def test_symmetric_residual_bound_exact_fortran_ordered(nb, monkeypatch):
+    # Ĝ as certify_gram has it (Fortran order): the blocks G[:J₁, J] are read as G[J, :J₁]ᵀ (session 6); column
+    # blocks of nb give several blocks at small sizes (None: the default width, one block here).
+    if nb is not None:
+        monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda m: min(nb, m))
+    _check_symmetric_residual(443 + (nb or 0), 25, 9, order="F")
 
 
 @pytest.mark.slow

@@ -395,12 +395,13 @@ def _residual_case(rng, m):
     return np.asarray(G, dtype=float), np.asarray(Q, dtype=float), np.asarray(d, dtype=float), np.asarray(e, dtype=float)
 
 
-def _check_tridiagonal_residual(seed: int, cases: int, max_m: int, min_m: int = 1) -> int:
+def _check_tridiagonal_residual(seed: int, cases: int, max_m: int, min_m: int = 1, order: str = "C") -> int:
     rng = np.random.default_rng(seed)
     checked = 0
     for _ in range(cases):
         m = int(rng.integers(min_m, max_m + 1))
         G, Q, d, e = _residual_case(rng, m)
+        G, Q = np.asarray(G, order=order), np.asarray(Q, order=order)  # F: as certify_gram has Ĝ and dorgqr's Q̂
         if not (np.all(np.isfinite(G)) and np.array_equal(G, G.T)):
             continue
         chunk = int(rng.choice([64, 1, 2, 3]))
@@ -418,6 +419,15 @@ def test_tridiagonal_residual_bound_exact():
     assert _check_tridiagonal_residual(5121, 150, 9) > 120
     # two column blocks (symmetric_residual_block_columns: ≥ 32 columns each) with inner chunks
     assert _check_tridiagonal_residual(5122, 1, 34, min_m=34) == 1
+
+
+@pytest.mark.parametrize("nb", [None, 1, 2, 3])
+def test_tridiagonal_residual_bound_exact_fortran_ordered(nb, monkeypatch):
+    # Ĝ and Q̂ in Fortran order, as the route has them (Y = fl(Q̂T) whole, G[:J₁, J] read as G[J, :J₁]ᵀ; session 6),
+    # with column blocks of nb (several blocks at exactly checkable sizes; None: the default width)
+    if nb is not None:
+        monkeypatch.setattr(fperror, "symmetric_residual_block_columns", lambda m: min(nb, m))
+    assert _check_tridiagonal_residual(5123 + (nb or 0), 25, 9, order="F") > 15
 
 
 @pytest.mark.slow
