@@ -335,3 +335,39 @@ def test_route_does_not_rely_on_the_eigenvalue_order(order, monkeypatch):
     for enc, A, B in zip(enclose_singular_values_of_products(As, Bs, mode="auto"), As, Bs):
         assert enc.certified and enc.mode == "product" and np.all(enc.lower <= enc.upper)
         _assert_contains_exactly(enc, A, B)
+
+
+def _mp_norm21(A: np.ndarray, B: np.ndarray) -> mpmath.mpf:
+    """‖A Bᵀ‖_{2,1} (sum of column norms) from the exact product in Fractions, roots at 400 bits."""
+    W = X.matmul(X.fractions_of(A), X.transpose(X.fractions_of(B)))
+    with mpmath.workprec(400):
+        return sum(mpmath.sqrt(mpmath.mpf(s.numerator) / s.denominator)
+                   for s in (sum(W[i][j] ** 2 for i in range(len(W))) for j in range(len(W[0]))))
+
+
+def test_norms_of_the_accepted_products_only_when_some_are_rejected():
+    """Lemma 11.2's ‖·‖_{2,1} for a batch where some products leave the route: balls (for the accepted ones
+    only, from the right factors as they are) equal to norm_21_of_products' and containing the exact norm."""
+    from certbound.enclose import quantities as Q
+
+    rng = np.random.default_rng(21)
+    As, Bs = _factors(rng, 5, 9, 7, 3)
+    Bs[1][:, 2] = Bs[1][:, 0] + 2.0**-30 * Bs[1][:, 2]  # ill-conditioned: misses the width target
+    As[3] = As[3] * 2.0**520  # AᵀA overflows
+    encs, norms, _ = P._certify_stack_theorem_g(As, Bs, norms_21=True)
+    assert [e is None for e in encs] == [False, True, False, True, False]
+    assert [x is None for x in norms] == [False, True, False, True, False]
+    ref = Q.norm_21_of_products(As, Bs)
+    for j in (0, 2, 4):
+        assert Q.lower_fraction(norms[j]) == Q.lower_fraction(ref[j])
+        assert Q.upper_fraction(norms[j]) == Q.upper_fraction(ref[j])
+        exact = _mp_norm21(As[j], Bs[j])
+        with mpmath.workprec(400):
+            assert mpmath.mpf(Q.lower_fraction(norms[j]).numerator) / Q.lower_fraction(norms[j]).denominator <= exact
+            assert exact <= mpmath.mpf(Q.upper_fraction(norms[j]).numerator) / Q.upper_fraction(norms[j]).denominator
+    _, every = P.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
+    for x, A, B in zip(every, As, Bs):
+        exact = _mp_norm21(A, B)
+        with mpmath.workprec(400):
+            lo, hi = Q.lower_fraction(x), Q.upper_fraction(x)
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= exact <= mpmath.mpf(hi.numerator) / hi.denominator
