@@ -830,8 +830,8 @@ def enclose_singular_values_gram(W: Any, exact_rank: bool = False) -> SingularVa
     besides W, at most about four m×m arrays (m the small side) are alive
     (Ĝ, Q̂, |Q̂| and fl(Q̂T); before them LAPACK's workspace).
     Cost: one SYRK (m²n flops), the m×m ``dsytrd`` + ``dsterf`` of a
-    values-only ``eigvalsh``, one ``dorgqr``, one m×m SYRK, the upper block
-    triangle of one m×m GEMM and Sturm counts at 2m shifts, plus O(mn)
+    values-only ``eigvalsh``, one ``dorgqr``, the upper block triangles of
+    Q̂ᵀQ̂ and of one m×m GEMM and Sturm counts at 2m shifts, plus O(mn)
     passes (measured in proofs/enclosure-gram.md §5 with ``bench/bench_gram.py``).
     Small σᵢ are enclosed less tightly than in fast mode (module docstring).
 
