@@ -273,3 +273,24 @@ Proof.
   apply step_up. apply Rle_trans with ((nR + u * nR + gamma (S r) * nN) + kap * sqrt (INR m * INR n)); [lra|].
   apply Rplus_le_compat; [|exact A3]. apply step_up. lra.
 Qed.
+
+(** The residual forms used elsewhere: [X diag(lambda) X^T] as
+    [Lemma112]'s [mmul (mmul U (diagm lam)) (mtr U)] (Lemma 11.2's [e],
+    Theorem G's [e]) and [s = 1] ([L L^T]: Lemma 11.2's and 11.1's [eRR]). *)
+Lemma residual_form_diag : forall m d (W U : nat -> nat -> R) (lam : nat -> R) c,
+  opbound m m (fun i j => W i j - mmul d (fun a l => U a l * lam l) (mtr U) i j) c ->
+  opbound m m (fun i j => W i j - mmul d (mmul d U (diagm lam)) (mtr U) i j) c.
+Proof.
+  intros m d W U lam c H.
+  apply (opbound_ext m m (fun i j => W i j - mmul d (fun a l => U a l * lam l) (mtr U) i j)); [|exact H].
+  intros i j _ _. rewrite diag_congruence. reflexivity.
+Qed.
+
+Lemma residual_form_one : forall m n r (W X Y : nat -> nat -> R) c,
+  opbound m n (fun i j => W i j - mmul r (fun a l => X a l * 1) (mtr Y) i j) c ->
+  opbound m n (fun i j => W i j - mmul r X (mtr Y) i j) c.
+Proof.
+  intros m n r W X Y c H.
+  apply (opbound_ext m n (fun i j => W i j - mmul r (fun a l => X a l * 1) (mtr Y) i j)); [|exact H].
+  intros i j _ _. unfold mmul. f_equal. apply rsum_ext. intros; ring.
+Qed.
