@@ -1018,6 +1018,32 @@ def _row_sums_in_order(S: np.ndarray) -> np.ndarray:
     return v
 
 
+#: Above this many entries :func:`_max_min` reads X by blocks of this many (4 MiB), each block's max and min
+#: in turn, so the second reduction finds the block in cache (one pass from memory instead of two).
+_MAX_MIN_BLOCK_ENTRIES = 1 << 19
+
+
+def _max_min(X: np.ndarray) -> tuple[float, float]:
+    """``(X.max(), X.min())`` as floats, or a non-finite pair as soon as a block holds NaN or ±inf.
+
+    A nonempty C-contiguous float array. The reductions propagate NaN, so a block with a NaN gives NaN and a
+    block with an infinite entry an infinite max or min; every block finite means the global max and min are
+    the largest block max and the smallest block min.
+    """
+    n = X.shape[1]
+    if X.size <= 2 * _MAX_MIN_BLOCK_ENTRIES:
+        return float(X.max()), float(X.min())
+    rows = max(1, _MAX_MIN_BLOCK_ENTRIES // n)
+    hi, lo = -math.inf, math.inf
+    for i in range(0, X.shape[0], rows):
+        block = X[i:i + rows]
+        bh, bl = float(block.max()), float(block.min())
+        if not (math.isfinite(bh) and math.isfinite(bl)):
+            return bh, bl
+        hi, lo = max(hi, bh), min(lo, bl)
+    return hi, lo
+
+
 def _norm_operand(W: Any) -> tuple[np.ndarray, bool, bool, float | None]:
     """``(X, transposed, owned, amax)`` for :func:`norm_21`: X = W, or Wᵀ, exact C-contiguous float64.
 
@@ -1039,7 +1065,7 @@ def _norm_operand(W: Any) -> tuple[np.ndarray, bool, bool, float | None]:
         if X is not None:
             if not X.size:
                 return X, X is not W, False, None
-            hi, lo = float(X.max()), float(X.min())
+            hi, lo = _max_min(X)
             if not (math.isfinite(hi) and math.isfinite(lo)):
                 as_exact_float64_matrix(W)  # raises ValueError naming the first NaN/Inf entry
                 raise AssertionError("norm_21: a non-finite max or min of finite entries")  # pragma: no cover

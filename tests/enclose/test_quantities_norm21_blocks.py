@@ -8,6 +8,7 @@ and np.einsum, what norm_21 computed before) is the reference for "the same ball
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import mpmath
@@ -53,6 +54,7 @@ def small_blocks(monkeypatch):
     # Many row blocks and many transposing copies even for small matrices.
     monkeypatch.setattr(Q, "_SUMSQ_BLOCK_ENTRIES", 37)
     monkeypatch.setattr(Q, "_TRANSPOSE_BLOCK_ENTRIES", 5)
+    monkeypatch.setattr(Q, "_MAX_MIN_BLOCK_ENTRIES", 11)
 
 
 @pytest.mark.parametrize("blocks", ["default", "small"])
@@ -136,6 +138,22 @@ def test_scaling_into_a_buffer_is_the_same_scaling():
         got = power_of_two_scaling(W, out=buf)
         assert got[1:] == want[1:] and np.array_equal(got[0], want[0])
         assert got[0] is (W if want[1] == 0 else buf)
+
+
+@pytest.mark.parametrize("where", [(0, 0), (17, 3), (39, 4)])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_blockwise_max_min(where, bad, monkeypatch):
+    monkeypatch.setattr(Q, "_MAX_MIN_BLOCK_ENTRIES", 7)
+    rng = np.random.default_rng(6)
+    W = rng.standard_normal((40, 5))
+    assert Q._max_min(W) == (float(W.max()), float(W.min()))
+    W[where] = bad
+    hi, lo = Q._max_min(W)
+    assert not (math.isfinite(hi) and math.isfinite(lo))
+    with pytest.raises(ValueError, match=re.escape(f"1 NaN/Inf entries (first at {where})")):
+        Q.norm_21(W)
+    with pytest.raises(ValueError, match="1 NaN/Inf entries"):
+        Q.norm_21(np.asfortranarray(W))
 
 
 def test_input_is_not_modified():
