@@ -74,6 +74,7 @@ def _check(seed: int, cases: int, monkeypatch, blocks: tuple[int, int] | None) -
     if blocks is not None:
         monkeypatch.setattr(quantities, "_SUMSQ_BLOCK_ENTRIES", blocks[0])
         monkeypatch.setattr(quantities, "_TRANSPOSE_BLOCK_ENTRIES", blocks[1])
+        monkeypatch.setattr(quantities, "_MAX_MIN_BLOCK_ENTRIES", blocks[1], raising=False)  # max/min by blocks
     rng = np.random.default_rng(seed)
     checked = 0
     for _ in range(cases):
@@ -105,7 +106,10 @@ def test_norm_21_sweep(blocks, monkeypatch):
     _check(6600 + (blocks or (0,))[0], 600, monkeypatch, blocks)
 
 
-def test_norm_21_refuses_non_finite_entries_in_every_layout():
+@pytest.mark.parametrize("max_min_block", [None, 1, 2])
+def test_norm_21_refuses_non_finite_entries_in_every_layout(max_min_block, monkeypatch):
+    if max_min_block is not None:  # the finiteness read by blocks of rows (any block may hold the bad entry)
+        monkeypatch.setattr(quantities, "_MAX_MIN_BLOCK_ENTRIES", max_min_block, raising=False)
     rng = np.random.default_rng(6503)
     for bad in (np.nan, np.inf, -np.inf):
         for shape in ((1, 1), (1, 5), (5, 1), (4, 6), (6, 4)):
