@@ -25,7 +25,8 @@ from tests.enclose.exact_tridiagonal import eigenvalue_in_descending, weyl_count
 TAU = 2.0**-400
 EDGE_ROWS = [0, 1, 62, 63, 64, 65, 126, 127, 128, 129, 191, 192]
 SIZES = [1, 2, 3, 63, 64, 65, 128, 129, 130, 193]
-SHIFT_COUNTS = [1, 2, 5, 11, 12, 13, 14, 40]
+_S = int(getattr(tri, "SCALAR_SHIFTS", 12))  # both sides of the few-shift special case, wherever it is set
+SHIFT_COUNTS = sorted({1, 2, 5, 11, 12, 13, 14, 40, max(1, _S - 1), _S, _S + 1})
 
 
 def _normalised_case(rng, k: int):
@@ -117,7 +118,7 @@ def test_normalised_guard_at_its_threshold_on_every_row():
                 d[r] = piv
                 ref = {mu: normalised_sturm_reference(d, e, mu) for mu in (0.0, 3.0)}
                 assert ref[0.0][1] == ok and ref[3.0][1], (k, r, piv)
-                for w in (1, 12, 13, 30):
+                for w in (1, _S, _S + 1, 30):
                     mus = np.zeros(w)
                     mus[1::2] = 3.0  # all pivots ≈ −2 there: valid, and a different count
                     counts, valid = tri.sturm_counts(d, e, mus)
