@@ -21,15 +21,19 @@
     - [residual_norm_upper_float]: [residual_norm_upper]'s [main], [apriori],
       [under] bound [||W - X diag(s) Y^T||_2].
     With these three, the premises [alU], [e], [eRR], [nL] of
-    [Lemma112.certify_stack_theorem_g_sound] are machine-checked as well. *)
+    [Lemma112.certify_stack_theorem_g_sound] are machine-checked as well:
+    [certify_stack_theorem_g_end_to_end] (at the end) is one slice of
+    [product._certify_stack_theorem_g] from the code's computation to
+    [lo_i <= sigma_i(A B^T) <= hi_i]. *)
 
 From Coq Require Import Reals Psatz List Permutation.
 From Flocq Require Import Core.
-From Certbound Require Import FPModel Summation DotProduct FastCertificate MatvecChain NormBounds OneStep Lemma112.
+From Certbound Require Import FPModel Summation DotProduct FastCertificate MatvecChain NormBounds OneStep TheoremGFloat Lemma112.
 Import ListNotations.
 Open Scope R_scope.
 
 Local Notation succ := (succ radix2 fexp).
+Local Notation pred := (pred radix2 fexp).
 
 (** All index pairs of a [p x q] matrix, row by row (numpy's C order of
     [reshape(h, 1, k)]; any other order is a permutation). *)
@@ -294,3 +298,208 @@ Proof.
   apply (opbound_ext m n (fun i j => W i j - mmul r (fun a l => X a l * 1) (mtr Y) i j)); [|exact H].
   intros i j _ _. unfold mmul. f_equal. apply rsum_ext. intros; ring.
 Qed.
+
+(** ** The heads' route end to end ([product._certify_stack_theorem_g], one slice)
+
+    "The code computed [x] by [f]" as a predicate: some classical
+    evaluation of every product, some tree of every sum, and the code's
+    scalar steps; each predicate implies its bound (the theorems above).
+    With them, [certify_stack_theorem_g_end_to_end] has no float premise
+    left but these descriptions of the code's computation, Arb's constants
+    (F6) and the spectral facts of [Lemma112.v]. *)
+Definition norm2_upper_computed (p q : nat) (M : nat -> nat -> R) (nrm : R) : Prop :=
+  exists (ts : dtree) (tn1 tninf : nat -> dtree) inv n1 ninf,
+    Permutation (dpairs ts) (map (fun x => (mabs M (fst x) (snd x), mabs M (fst x) (snd x))) (allidx p q)) /\
+    / (1 - gamma (p * q)) <= inv /\
+    (forall j, (j < q)%nat -> Permutation (dpairs (tn1 j)) (map (fun i => (mtr (mabs M) j i, 1)) (seq 0 p))) /\
+    (forall i, (i < p)%nat -> Permutation (dpairs (tninf i)) (map (fun j => (mabs M i j, 1)) (seq 0 q))) /\
+    (forall j, (j < q)%nat -> inflate p (dfl (tn1 j)) <= n1) /\
+    (forall i, (i < p)%nat -> inflate q (dfl (tninf i)) <= ninf) /\
+    nrm = Rmin (succ (fl (sqrt (succ (fl (succ (fl (dfl ts + 2 * INR (p * q) * eta)) * inv))))))
+               (succ (fl (sqrt (succ (fl (n1 * ninf)))))).
+
+Lemma norm2_upper_computed_sound : forall p q M nrm,
+  (1 <= p)%nat -> (1 <= q)%nat -> INR (p * q) <= 2 ^ 40 -> norm2_upper_computed p q M nrm ->
+  opbound p q M nrm /\ opbound p q (mabs M) nrm /\ format nrm.
+Proof.
+  intros p q M nrm Hp Hq Hk (ts & tn1 & tninf & inv & n1 & ninf & H1 & H2 & H3 & H4 & H5 & H6 & ->).
+  destruct (norm2_upper_float p q M ts tn1 tninf inv n1 ninf Hp Hq Hk H1 H2 H3 H4 H5 H6) as [A B].
+  split; [exact A|]. split; [exact B|].
+  unfold Rmin. destruct (Rle_dec _ _); apply up_format.
+Qed.
+
+Definition gram_deviation_upper_computed (m r : nat) (X : nat -> nat -> R) (out : R) : Prop :=
+  exists (G : nat -> nat -> R) (tG : nat -> nat -> dtree) (tv tw : nat -> dtree) nD nu gu,
+    (forall i j, (i < r)%nat -> (j < r)%nat ->
+       Permutation (dpairs (tG i j)) (map (fun k => (X k i, X k j)) (seq 0 m)) /\ G i j = dfl (tG i j)) /\
+    (forall i, (i < r)%nat -> / 2 <= G i i <= 2) /\
+    norm2_upper_computed r r (fun i j => if Nat.eq_dec i j then fl (G i j - 1) else G i j) nD /\
+    (forall i, (i < m)%nat -> Permutation (dpairs (tv i)) (map (fun l => (mabs X i l, 1)) (seq 0 r))) /\
+    (forall j, (j < r)%nat ->
+       Permutation (dpairs (tw j)) (map (fun i => (mtr (mabs X) j i, inflate r (dfl (tv i)))) (seq 0 m))) /\
+    (forall j, (j < r)%nat -> inflate m (dfl (tw j)) <= nu) /\
+    gamma m <= gu /\
+    out = succ (fl (succ (fl (nD + succ (fl (gu * nu)))) + succ (fl (2 * INR (m * r) * eta)))).
+
+Lemma gram_deviation_upper_computed_sound : forall m r X out,
+  (1 <= m)%nat -> (1 <= r)%nat -> INR (m * r) <= 2 ^ 40 -> INR (r * r) <= 2 ^ 40 ->
+  gram_deviation_upper_computed m r X out ->
+  opbound r r (fun i j => mmul m (mtr X) X i j - idm i j) out.
+Proof.
+  intros m r X out Hm Hr Hmr Hrr (G & tG & tv & tw & nD & nu & gu & HG & Hd & HnD & Hv & Hw & Hnu & Hgu & ->).
+  assert (Hm40 : INR m <= 2 ^ 40) by (apply Rle_trans with (INR (m * r)); [apply le_INR; nia | exact Hmr]).
+  assert (Hr40 : INR r <= 2 ^ 40) by (apply Rle_trans with (INR (m * r)); [apply le_INR; nia | exact Hmr]).
+  pose proof (small_k m Hm40).
+  destruct (norm2_upper_computed_sound r r _ nD Hr Hr Hrr HnD) as (HnD' & _ & _).
+  apply (gram_deviation_upper_float m r X G tG); try assumption; [lra|].
+  apply (abs_gram_norm2_upper_float m r X tv tw nu); assumption.
+Qed.
+
+(** [residual_norm_upper(W, X, s, X)] (the symmetric chain; [s = 1] for
+    [s = None], where [fl(1 y) = y]). *)
+Definition residual_norm_upper_sym_computed (m r : nat) (W X : nat -> nat -> R) (s : nat -> R) (out : R) : Prop :=
+  exists (Pm Rh : nat -> nat -> R) (tP : nat -> nat -> dtree) (tc tz tm : nat -> dtree) (c' : nat -> R) nR nN maxrow gu,
+    (forall i j, (i < m)%nat -> (j < m)%nat ->
+       Permutation (dpairs (tP i j)) (map (fun l => (X i l, fl (s l * X j l))) (seq 0 r)) /\ Pm i j = dfl (tP i j)) /\
+    (forall i j, (i < m)%nat -> (j < m)%nat -> Rh i j = fl (W i j - Pm i j)) /\
+    norm2_upper_computed m m Rh nR /\
+    (forall l, (l < r)%nat -> Permutation (dpairs (tc l)) (map (fun i => (mtr (mabs X) l i, 1)) (seq 0 m))) /\
+    (forall l, (l < r)%nat -> Rabs (s l) * inflate m (dfl (tc l)) <= c' l) /\
+    (forall i, (i < m)%nat -> Permutation (dpairs (tz i)) (map (fun l => (mabs X i l, c' l)) (seq 0 r))) /\
+    (forall i, (i < m)%nat -> inflate r (dfl (tz i)) <= nN) /\
+    (forall i, (i < m)%nat -> Permutation (dpairs (tm i)) (map (fun l => (mabs X i l, 1)) (seq 0 r))) /\
+    (forall i, (i < m)%nat -> inflate r (dfl (tm i)) <= maxrow) /\
+    gamma (S r) <= gu /\
+    let c := succ (fl (succ (fl (4 * INR r + 4)) + succ (fl (4 * maxrow)))) in
+    let under := succ (fl (succ (fl (c * eta)) * succ (fl (sqrt (INR m * INR m))))) in
+    out = succ (fl (succ (fl (succ (fl ((1 + 2 * u) * nR)) + succ (fl (gu * nN)))) + under)).
+
+Lemma residual_norm_upper_sym_computed_sound : forall m r W X s out,
+  (1 <= m)%nat -> (1 <= r)%nat -> INR (m * m) <= 2 ^ 40 -> INR (m * r) <= 2 ^ 40 ->
+  (forall i j, (i < m)%nat -> (j < m)%nat -> format (W i j)) ->
+  residual_norm_upper_sym_computed m r W X s out ->
+  opbound m m (fun i j => W i j - mmul r (fun a l => X a l * s l) (mtr X) i j) out.
+Proof.
+  intros m r W X s out Hm Hr Hmm Hmr HW
+    (Pm & Rh & tP & tc & tz & tm & c' & nR & nN & maxrow & gu & HP & HR & HnR & Hc & Hc' & Hz & HN & Htm & Hmax & Hgu & Eo).
+  assert (Hm40 : INR m <= 2 ^ 40) by (apply Rle_trans with (INR (m * r)); [apply le_INR; nia | exact Hmr]).
+  assert (Hr40 : INR r <= 2 ^ 40) by (apply Rle_trans with (INR (m * r)); [apply le_INR; nia | exact Hmr]).
+  destruct (norm2_upper_computed_sound m m Rh nR Hm Hm Hmm HnR) as (H1 & H2 & _).
+  assert (Hrows : forall i, (i < m)%nat -> rsum r (fun l => Rabs (X i l)) <= maxrow).
+  { intros i Hi. eapply Rle_trans; [|apply Hmax, Hi].
+    eapply Rle_trans; [|apply (mv_entry_upper r (mabs X) (fun _ => 1) (fun _ => 1) i (tm i)); try assumption].
+    - right. unfold mv, mabs. apply rsum_ext. intros; ring.
+    - apply Htm, Hi.
+    - intros l _. unfold mabs. pose proof (Rabs_pos (X i l)). lra. }
+  assert (Hmax0 : 0 <= maxrow) by (eapply Rle_trans; [|apply (Hrows O); lia]; apply rsum_nonneg; intros; apply Rabs_pos).
+  cbv zeta in Eo. rewrite Eo.
+  assert (HSr : INR (S r) * u <= / 2).
+  { rewrite S_INR. pose proof u_small. pose proof u_pos. pose proof (pos_INR r).
+    apply Rle_trans with ((2 ^ 40 + 1) * / 2 ^ 53); [|simpl; lra].
+    apply Rmult_le_compat; lra. }
+  assert (HNb : opbound m m (mmul r (fun i l => Rabs (X i l) * Rabs (s l)) (mtr (mabs X))) nN)
+    by (apply (abs_symmetric_product_norm2_upper_float m r X s tc tz c' nN); assumption).
+  exact (residual_norm_upper_float m m r W X X Rh Pm s tP nR nN maxrow gu HSr HW HP HR H1 H2 HNb Hrows Hmax0 Hgu).
+Qed.
+
+Section EndToEnd.
+Variable eig : nat -> (nat -> nat -> R) -> nat -> R.
+Hypothesis weyl : forall n X Y c, symm n X -> symm n Y ->
+  opbound n n (fun i j => X i j - Y i j) c -> forall i, (i < n)%nat -> Rabs (eig n X i - eig n Y i) <= c.
+Hypothesis gram_swap : forall p q (Z : nat -> nat -> R) i, (i < p)%nat -> (i < q)%nat ->
+  eig p (mmul q Z (mtr Z)) i = eig q (mmul p (mtr Z) Z) i.
+Hypothesis gram_psd : forall p q (Z : nat -> nat -> R) i, (i < p)%nat -> 0 <= eig p (mmul q Z (mtr Z)) i.
+Hypothesis eig_idm : forall n i, (i < n)%nat -> eig n idm i = 1.
+Hypothesis eig_sorted : forall n M i j, symm n M -> (i <= j < n)%nat -> eig n M j <= eig n M i.
+Hypothesis eig_diag : forall k (lam lv : nat -> R),
+  Permutation (map lam (seq 0 k)) (map lv (seq 0 k)) -> (forall i j, (i <= j < k)%nat -> lv j <= lv i) ->
+  forall i, (i < k)%nat -> eig k (diagm lam) i = lv i.
+Hypothesis ostrowski : forall k (S Am : nat -> nat -> R) i, symm k Am ->
+  0 < eig k (mmul k (mtr S) S) (k - 1)%nat -> (i < k)%nat ->
+  exists th, eig k (mmul k (mtr S) S) (k - 1)%nat <= th <= eig k (mmul k (mtr S) S) O /\
+             eig k (mmul k (mmul k S Am) (mtr S)) i = th * eig k Am i.
+
+(** [_certify_stack_theorem_g] for one slice, end to end: every float the
+    route uses is described by the code's computation (the [*_computed]
+    predicates and the trees of [Lemma112.certify_stack_theorem_g_sound]);
+    the premises left are Arb's constants (F6: [gum], [gun], [gu2],
+    [undA], [undB], [cu] and the [inv], [gu] inside the predicates) and the
+    spectral facts of this section. *)
+Theorem certify_stack_theorem_g_end_to_end : forall m n d (A B L U Pm Mh GAh GBh : nat -> nat -> R) (lam lv : nat -> R)
+    (tGA tGB tP tM : nat -> nat -> dtree) (tvA twA tv tw tz tc tr : nat -> dtree) (tsB : stree)
+    nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i,
+  INR (d * d) <= 2 ^ 40 ->
+  (1 <= d)%nat -> (d <= m)%nat -> (d <= n)%nat -> INR m <= 2 ^ 40 -> INR n <= 2 ^ 40 -> (i < d)%nat ->
+  (* the Gram matrices: [np.matmul(S^T, S)] *)
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tGA k l)) (map (fun r => (A r k, A r l)) (seq 0 m)) /\ GAh k l = dfl (tGA k l)) ->
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tGB k l)) (map (fun r => (B r k, B r l)) (seq 0 n)) /\ GBh k l = dfl (tGB k l)) ->
+  (* nu_A: [_stacked.abs_gram_norm2_upper(|A|)] *)
+  (forall r, (r < m)%nat -> Permutation (dpairs (tvA r)) (map (fun l => (mabs A r l, 1)) (seq 0 d))) ->
+  (forall k, (k < d)%nat ->
+     Permutation (dpairs (twA k)) (map (fun r => (mtr (mabs A) k r, inflate d (dfl (tvA r)))) (seq 0 m))) ->
+  (forall k, (k < d)%nat -> inflate m (dfl (twA k)) <= nKA) ->
+  (* nu_B from the diagonal: [_inflate(_inflate(G_ll, n).sum(), d)] *)
+  Permutation (sleaves tsB) (map (fun l => inflate n (GBh l l)) (seq 0 d)) ->
+  (* [_congruence_core] *)
+  gamma m <= gum -> gamma n <= gun -> 2 * INR m * INR d * eta <= undA -> 2 * INR n * INR d * eta <= undB ->
+  let errA := succ (fl (succ (fl (gum * nKA)) + undA)) in
+  let errB := succ (fl (succ (fl (gun * inflate d (sfl tsB))) + undB)) in
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tP k l)) (map (fun r => (mtr L k r, GAh r l)) (seq 0 d)) /\ Pm k l = dfl (tP k l)) ->
+  (forall k l, (k < d)%nat -> (l < d)%nat ->
+     Permutation (dpairs (tM k l)) (map (fun r => (Pm k r, L r l)) (seq 0 d)) /\ Mh k l = dfl (tM k l)) ->
+  norm2_upper_computed d d L nL ->
+  (forall j, (j < d)%nat -> Permutation (dpairs (tv j)) (map (fun l => (mtr (mabs (mtr L)) j l, 1)) (seq 0 d))) ->
+  (forall k, (k < d)%nat ->
+     Permutation (dpairs (tw k)) (map (fun l => (kmax GAh k l, inflate d (dfl (tv l)))) (seq 0 d))) ->
+  (forall k, (k < d)%nat ->
+     Permutation (dpairs (tz k)) (map (fun l => (mabs (mtr L) k l, inflate d (dfl (tw l)))) (seq 0 d))) ->
+  (forall k, (k < d)%nat -> inflate d (dfl (tz k)) <= N) ->
+  gamma (d + d) <= gu2 -> 2 * INR d * eta * sqrt (INR d * INR d) <= cu ->
+  let beta := succ (fl (succ (fl (succ (fl (gu2 * N)) + succ (fl (succ (fl (nL * nL)) * errA))))
+                        + succ (fl (cu * succ (fl (1 + fl (2 * nL))))))) in
+  residual_norm_upper_sym_computed d d GBh L (fun _ => 1) eRR ->
+  (forall j, (j < d)%nat -> Permutation (dpairs (tc j)) (map (fun k => (mtr (mabs GAh) j k, 1)) (seq 0 d))) ->
+  (forall k, (k < d)%nat -> Permutation (dpairs (tr k)) (map (fun j => (mabs GAh k j, 1)) (seq 0 d))) ->
+  (forall j, (j < d)%nat -> inflate d (dfl (tc j)) <= n1) ->
+  (forall k, (k < d)%nat -> inflate d (dfl (tr k)) <= ninf) ->
+  let nGA := succ (fl (succ (fl (sqrt n1)) * succ (fl (sqrt ninf)))) in
+  let eps := succ (fl (succ (fl (nGA + errA)) * succ (fl (errB + eRR)))) in
+  (* [eigh] of [M_hat]: any [U], [lam]; [lv] = [lam] sorted descending *)
+  gram_deviation_upper_computed d d U alU -> alU < 1 ->
+  residual_norm_upper_sym_computed d d Mh U lam e ->
+  Permutation (map lam (seq 0 d)) (map lv (seq 0 d)) -> (forall k l, (k <= l < d)%nat -> lv l <= lv k) ->
+  let c := succ (fl (succ (fl (beta + e)) + eps)) in
+  let grow := succ (fl (1 + alU)) in
+  let shrink := Rmax (pred (fl (1 - alU))) 0 in
+  g_lower_end lv c grow shrink i <= sqrt (eig n (mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))) i)
+    <= g_upper_end lv c grow shrink i.
+Proof.
+  intros m n d A B L U Pm Mh GAh GBh lam lv tGA tGB tP tM tvA twA tv tw tz tc tr tsB
+    nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i Hdd
+    Hd1 Hdm Hdn Hm Hn Hi HGA HGB HvA HwA HnKA HsB Hgum Hgun HundA HundB errA errB
+    HP HM HnL Hv Hw Hz HN Hgu2 Hcu beta HeRR Htc Htr Hn1 Hninf nGA eps HU HalU He Hperm Hsort
+    c grow shrink.
+  destruct (norm2_upper_computed_sound d d L nL Hd1 Hd1 Hdd HnL) as (HL & HaL & HnLf).
+  assert (HdR : INR d <= 2 ^ 40) by (apply Rle_trans with (INR m); [apply le_INR; exact Hdm | exact Hm]).
+  assert (HU' : opbound d d (fun k l => mmul d (mtr U) U k l - idm k l) alU)
+    by (apply (gram_deviation_upper_computed_sound d d U alU Hd1 Hd1 Hdd Hdd HU)).
+  assert (HMf : forall k l, (k < d)%nat -> (l < d)%nat -> format (Mh k l)).
+  { intros k l Hk Hl. destruct (HM k l Hk Hl) as [_ E]. rewrite E. apply dfl_format. }
+  assert (HGf : forall k l, (k < d)%nat -> (l < d)%nat -> format (GBh k l)).
+  { intros k l Hk Hl. destruct (HGB k l Hk Hl) as [_ E]. rewrite E. apply dfl_format. }
+  assert (He' : opbound d d (fun k l => Mh k l - mmul d (mmul d U (diagm lam)) (mtr U) k l) e).
+  { apply residual_form_diag. exact (residual_norm_upper_sym_computed_sound d d Mh U lam e Hd1 Hd1 Hdd Hdd HMf He). }
+  assert (HeRR' : opbound d d (fun k l => GBh k l - mmul d L (mtr L) k l) eRR).
+  { apply residual_form_one.
+    exact (residual_norm_upper_sym_computed_sound d d GBh L (fun _ => 1) eRR Hd1 Hd1 Hdd Hdd HGf HeRR). }
+  exact (certify_stack_theorem_g_sound eig weyl gram_swap gram_psd eig_idm eig_sorted eig_diag ostrowski
+           m n d A B L U Pm Mh GAh GBh lam lv tGA tGB tP tM tvA twA tv tw tz tc tr tsB
+           nKA N n1 ninf nL alU e eRR gum gun gu2 undA undB cu i
+           Hd1 Hdm Hdn Hm Hn Hi HGA HGB HvA HwA HnKA HsB Hgum Hgun HundA HundB
+           HP HM HL HaL HnLf Hv Hw Hz HN Hgu2 Hcu HeRR' Htc Htr Hn1 Hninf HU' HalU He' Hperm Hsort).
+Qed.
+
+End EndToEnd.
