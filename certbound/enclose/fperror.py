@@ -1105,6 +1105,7 @@ def _symmetric_residual_blocks(G: np.ndarray, U: np.ndarray, v_columns, inner: l
     ss_final = 0.0
     nb = symmetric_residual_block_columns(m)
     Pbuf, Rbuf = np.empty(m * nb), np.empty(m * nb)
+    matmul, subtract = np.matmul, np.subtract  # positional out: the loop is per-call overhead bound at m ≤ 768
     for j0 in range(0, m, nb):
         j1 = min(j0 + nb, m)
         w = j1 - j0
@@ -1114,12 +1115,14 @@ def _symmetric_residual_blocks(G: np.ndarray, U: np.ndarray, v_columns, inner: l
         # G[:J₁, J] — for an F-ordered G read as the transpose of G[J, :J₁] (the same entries: G is exactly
         # symmetric), a row-major view like P and R.
         GJ = G[j0:j1, :j1].T if G.flags.f_contiguous else G[:j1, j0:j1]
+        UJ = U[:j1]
+        diag, off = R[j0:].reshape(-1), (R[:j0].reshape(-1) if j0 else None)  # views of R, made once per block
         for c, (a, b) in enumerate(inner):
-            np.matmul(U[:j1, a:b], VJ[a:b], out=P)
-            np.subtract(GJ if c == 0 else R, P, out=R)
+            matmul(UJ[:, a:b], VJ[a:b], P)
+            subtract(GJ if c == 0 else R, P, R)
             if c < q - 1:
-                ss_inter[c] += _sumsq_sym(R, j0)
-        ss_final += _sumsq_sym(R, j0)
+                ss_inter[c] += _sumsq_sym(diag, off)
+        ss_final += _sumsq_sym(diag, off)
         aR = np.abs(R, out=P)
         rs = aR.sum(axis=1)
         rowR[:j1] += rs  # rows :J₁ of the computed block column
@@ -1169,17 +1172,16 @@ def _collatz_wielandt_step(U: np.ndarray, middle, z1: np.ndarray, absolute: bool
     return best
 
 
-def _sumsq_sym(R: np.ndarray, j0: int) -> float:
+def _sumsq_sym(diag: np.ndarray, off: np.ndarray | None) -> float:
     """``fl(Σ)`` of the squares of the symmetric completion's entries in one block column.
 
-    R holds the rows ``:J₁`` of block column J: rows ``j0:`` are the diagonal
-    block (each entry once), rows ``:j0`` strictly-upper entries whose mirrors
-    are not computed (counted twice: ``2·fl(s)`` is exact, and equals the float
-    sum ``fl(s + s)`` of the two copies, so the total is one tree of squares).
+    The block column J holds the rows ``:J₁``: ``diag`` is its diagonal block
+    (rows ``j0:``, flattened; each entry once), ``off`` its rows ``:j0``
+    (flattened; None when j0 = 0), strictly-upper entries whose mirrors are not
+    computed (counted twice: ``2·fl(s)`` is exact, and equals the float sum
+    ``fl(s + s)`` of the two copies, so the total is one tree of squares).
     """
-    diag = R[j0:].reshape(-1)
     s = float(diag @ diag)
-    if j0:
-        off = R[:j0].reshape(-1)
+    if off is not None:
         s += 2.0 * float(off @ off)
     return s
