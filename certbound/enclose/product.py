@@ -57,7 +57,7 @@ from certbound.enclose._input import as_exact_float64_matrix, power_of_two_scali
 from certbound.enclose._stacked import down, up
 from certbound.enclose.fperror import ETA
 from certbound.enclose.gram import _outward_sqrt, _outward_squares
-from certbound.enclose.quantities import _norm_21_from_gram_stack, _norm_21_from_grams, norm_21_of_products
+from certbound.enclose.quantities import _norm_21_from_gram_stack, _norm_21_from_quadratic_forms, norm_21_of_products
 from certbound.enclose.svd import (
     AUTO_RELATIVE_TARGET,
     AUTO_SPECTRUM_FRACTION,
@@ -784,7 +784,9 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     if d > min(m, n):
         return out, n21, np.zeros(h, dtype=bool)
     GA, nKA, _ = _grams_and_abs_gram_norms(As, keep=False)
-    GB, nKB, _ = _grams_and_abs_gram_norms(Bs, keep=False, chain=False)  # (ν_B only enters ε)
+    # ‖·‖_{2,1} (Lemma 8.1): its forms b_jᵀĜ_A b_j and ‖b_j‖² computed in the pass over B that forms Ĝ_B
+    forms = (GA, np.empty((h, n)), np.empty((h, n))) if norms_21 and d * (m + n) <= m * n else None
+    GB, nKB, _ = _grams_and_abs_gram_norms(Bs, keep=False, chain=False, forms=forms)  # (ν_B only enters ε)
     idx = np.arange(d)
     finite = np.isfinite(GA[:, idx, idx]).all(axis=1) & np.isfinite(GB[:, idx, idx]).all(axis=1)
     L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
@@ -819,16 +821,17 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     for j, enc in zip(sel.tolist(), _finish_stack((m, n), min(m, n), d, lo[sel], hi[sel], np.zeros(len(sel), np.int64),
                                                   alU[sel], up(beta[sel] + eps[sel]), e[sel])):
         out[j] = enc
-    if norms_21 and d * (m + n) <= m * n and len(sel):
+    if forms is not None and len(sel):
         # Lemma 8.1 with the same Ĝ_A and ν_A, unscaled: kept for the accepted products only (their scales were
         # sane; the others get Lemma P-G's scaled evaluation from the caller).
         # Lemma 8.1's β ≥ max|b_jl|: max_l ‖b_l‖ ≤ √max_l _inflate(fl(BᵀB)_ll, n) (Lemma 2.2; no pass over B)
         with np.errstate(over="ignore", invalid="ignore"):
             bmax = up(np.sqrt(fperror._inflate(GB[sel][:, idx, idx], n).max(axis=1)))
-        # one GEMM per right factor from its own memory (no stack of B), the float finish once (§8)
+        # the accepted products' forms (computed with Ĝ_B above), the float finish once for them (§8)
         every = len(sel) == h
-        balls = _norm_21_from_grams(GA if every else GA[sel], nKA if every else nKA[sel],
-                                    Bs if every else [Bs[j] for j in sel.tolist()], m, bmax)
+        _, t, bb = forms
+        balls = _norm_21_from_quadratic_forms(t if every else t[sel], bb if every else bb[sel],
+                                              nKA if every else nKA[sel], m, d, bmax)
         for j, ball in zip(sel.tolist(), balls):
             n21[j] = ball
     return out, n21, finite
@@ -846,7 +849,8 @@ def _chunks(h: int, item_bytes: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
-def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = True
+def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = True,
+                              forms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                               ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, np.ndarray]]]:
     """``fl(FᵀF)`` and a float ν ≥ ‖|F|ᵀ|F|‖₂ for each factor (proofs/enclosure.md §11, §10).
 
@@ -864,6 +868,11 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
         Return the chunks' stacks of the factors (else no stack is formed; the factors are only read).
     chain : bool
         ν by Lemma 3.1's chain (else from the Gram diagonal).
+    forms : (Ĝ, t, bb), optional (without ``keep``)
+        Lemma 8.1's forms of the factors as right factors of products whose left Gram matrices are
+        ``Ĝ`` (h, d, d), written into ``t`` and ``bb`` (h, m) while each factor is in cache:
+        ``t[j] = fl(Σ_l T_il f_il)`` with ``T = fl(F_j Ĝ_j)`` and ``bb[j] = fl(Σ_l f_il²)`` per row i
+        (proofs/enclosure.md §8, "Shared with Lemma P-G").
 
     Returns
     -------
@@ -889,8 +898,13 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
         else:
             # No stack of the factors: one SYRK per factor straight from its own memory (numpy calls SYRK
             # for Fᵀ @ F of one buffer), and |F| written once into a chunk buffer for the chain.
+            T = np.empty((m, d)) if forms is not None else None
             for j, F in enumerate(Fs):
                 np.matmul(F.T, F, out=G[j])
+                if forms is not None:  # Lemma 8.1's T = fl(F Ĝ) and the row-wise forms, F still in cache
+                    np.matmul(F, forms[0][j], out=T)
+                    np.einsum("ij,ij->i", T, F, out=forms[1][j])
+                    np.einsum("ij,ij->i", F, F, out=forms[2][j])
             if chain:
                 edges = _chunks(h, m * d * 8)
                 buf = np.empty((max(b - a for a, b in edges), m, d))

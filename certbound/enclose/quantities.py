@@ -1488,45 +1488,6 @@ def _norm_21_from_gram_stack(G: np.ndarray, nK: np.ndarray, B: np.ndarray, m: in
     return _norm_21_from_quadratic_forms(t, bb, nK, m, d, beta, exponents)
 
 
-def _norm_21_from_grams(G: np.ndarray, nK: np.ndarray, Bs: list[np.ndarray], m: int, beta: np.ndarray
-                        ) -> list[arb | None]:
-    """:func:`_norm_21_from_gram_stack` for a list of right factors, one product per factor (no stack of B).
-
-    Lemma 8.1's ``T = fl(B_j Ĝ_j)`` is one GEMM per factor from its own memory, ``t_j`` and
-    ``fl(Σ_l b_jl²)`` one row-wise dot product each (the same rounded operations per slice as the stacked
-    evaluation, proofs/enclosure.md §8, "Batched"); the rest is :func:`_norm_21_from_quadratic_forms`
-    once for all the products.
-
-    Parameters
-    ----------
-    G : ndarray, shape (h, d, d)
-        ``fl(A_jᵀA_j)``, each entry one rounded dot product of length m (Lemma 2.1).
-    nK : ndarray, shape (h,)
-        Floats ≥ ‖|A_j|ᵀ|A_j|‖₂.
-    Bs : list of h ndarrays, each n×d
-        Exact float64 right factors (C-contiguous).
-    m : int
-        The left factors' row count.
-    beta : ndarray (h,)
-        Floats ≥ max|b_jl| of each factor.
-
-    Returns
-    -------
-    list of arb or None
-        As :func:`_norm_21_of_product_gram_stack`.
-    """
-    h = len(Bs)
-    n, d = Bs[0].shape
-    t, bb = np.empty((h, n)), np.empty((h, n))
-    T = np.empty((n, d))
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        for j, Bj in enumerate(Bs):
-            np.matmul(Bj, G[j], out=T)
-            t[j] = np.einsum("ij,ij->i", T, Bj)
-            bb[j] = np.einsum("ij,ij->i", Bj, Bj)
-    return _norm_21_from_quadratic_forms(t, bb, nK, m, d, beta)
-
-
 def _norm_21_from_quadratic_forms(t: np.ndarray, bb: np.ndarray, nK: np.ndarray, m: int, d: int, beta: np.ndarray,
                                   exponents: np.ndarray | None = None) -> list[arb | None]:
     """Lemma 8.1's balls from the float quadratic forms ``t_j = fl(Σ_l T_jl b_jl)`` and ``fl(Σ_l b_jl²)``.
