@@ -20,7 +20,8 @@ and with this tree, and prints the ratios side by side plus the width change
 per σ (after ÷ before; σ-ends of the same matrices). With ``--same-process`` both
 packages are imported into ONE process (each keeps its own modules) and peer,
 before and after alternate per repeat on the same matrices: on a loaded machine
-this gives steadier before/after ratios than separate processes.
+this gives steadier before/after ratios than separate processes (the pseudo-mode
+``gram-eigh`` is not run there).
 
 Run: ``python bench/bench_gram.py [--repeat 7] [--threads 1] [--shapes 384x1536,768x3072]
 [--spectrum-mode gram,auto,gram-eigh] [--before DIR [--rounds 3 | --same-process]]``.
