@@ -339,6 +339,8 @@ class BoundSettings:
                 raise OptionError(f"`{name}` must be an integer, not {v!r}")
         if self.seq_len is not None and self.seq_len < 1:
             raise OptionError("`seq_len` must be ≥ 1")
+        if self.p_grid_m is not None and self.p_grid_m < 1:
+            raise OptionError("`p_grid_m` must be ≥ 1")
         for name in ("loss_bound", "loss_lipschitz", "readout_norm", "softmax_lip", "act_lip"):
             v = getattr(self, name)
             if v is not None:
@@ -535,8 +537,16 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
         scaled = bool(rep["options"]["scale_logits"])
         recs = rep["matrices"]
         cfg = rep.get("config", {})
-    except (KeyError, TypeError):
+        layers = rep["options"].get("layers")
+    except (KeyError, TypeError, AttributeError):
         raise ValueError(f"{path}: not a certbound spectrum report (no options/matrices)") from None
+    # A report of some layers (`spectrum --layers`) cannot give a bound, which needs every layer: say so here, not
+    # as a missing matrix later.
+    num_layers = cfg.get("num_layers") if isinstance(cfg, dict) else None
+    if layers is not None and (not isinstance(num_layers, int) or not isinstance(layers, list)
+                               or sorted(layers, key=str) != sorted(range(num_layers), key=str)):
+        raise ValueError(f"{path}: the report covers layers {layers} only (made with --layers); the bound needs "
+                         "every layer: rerun `certbound spectrum` without --layers")
     if scaled and not scale_logits:
         raise OptionError(f"{path}: the report's spectra include the logit scale 1/sqrt(d_h) (`scale_logits`), "
                           "which this bound leaves out (`logit_scale`); give spectra computed without it")
