@@ -147,6 +147,7 @@ def parse_claims(text: str, path: str = "<claims>", base_dir: str | None = None)
                         "(expected [[claim]], [models], [constants], title)")
 
     models: dict[str, ModelHandle] = {}
+    unusable: set[str] = set()  # aliases whose [models] entry is reported: their claims do not report it again
     raw_models = data.get("models", {})
     if not isinstance(raw_models, dict):
         problems.append("[models] must be a table of alias = \"path\"")
@@ -154,11 +155,13 @@ def parse_claims(text: str, path: str = "<claims>", base_dir: str | None = None)
     for alias, spec in raw_models.items():
         if not isinstance(spec, str):
             problems.append(f"[models] {alias}: expected a path string")
+            unusable.add(alias)
             continue
         try:
             models[alias] = ModelHandle(_resolve_model_path(spec, base), label=alias)
         except ValueError as exc:
             problems.append(f"[models] {alias}: {exc}")
+            unusable.add(alias)
 
     constants: list[tuple[str, str, Node]] = []
     raw_constants = data.get("constants", {})
@@ -216,7 +219,7 @@ def parse_claims(text: str, path: str = "<claims>", base_dir: str | None = None)
             problems.append(f"{where}: missing {', '.join(missing)}")
             continue
         try:
-            claims.append(_parse_claim(raw, cid, k, models, known, base))
+            claims.append(_parse_claim(raw, cid, k, models, known, base, unusable))
         except ExpressionError as exc:
             problems.append(f"{where}: quantity: {exc}")
         except ValueError as exc:
@@ -227,7 +230,7 @@ def parse_claims(text: str, path: str = "<claims>", base_dir: str | None = None)
 
 
 def _parse_claim(raw: dict[str, Any], cid: str, k: int, models: dict[str, ModelHandle], constants: set[str],
-                 base: str) -> Claim:
+                 base: str, unusable: frozenset[str] | set[str] = frozenset()) -> Claim:
     relation = RELATIONS.get(str(raw["relation"]).strip())
     if relation is None:
         raise ValueError(f"unknown relation {raw['relation']!r}; use one of <=, >=, <, >, =, ≈")
@@ -248,12 +251,15 @@ def _parse_claim(raw: dict[str, Any], cid: str, k: int, models: dict[str, ModelH
             raise ValueError("model must be an alias from [models] or a path string")
         if spec in models:
             model = models[spec]
+        elif spec in unusable:
+            pass  # an alias whose [models] entry is already reported (not a path to resolve again)
         else:
             path = _resolve_model_path(spec, base)
             model = ModelHandle(path, label=spec)
             models.setdefault(spec, model)
     tree = parse_expression(quantity)
-    check_expression(tree, quantity, constants=constants, models=set(models), has_default_model=model is not None)
+    check_expression(tree, quantity, constants=constants, models=set(models) | set(unusable),
+                     has_default_model=model is not None or raw.get("model") in unusable)
 
     digits = decimals = None
     tolerance = rel_tolerance = None

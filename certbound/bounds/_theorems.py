@@ -257,7 +257,24 @@ class BoundResult:
         return not bool(self.bound < self.loss_bound)
 
     def dominant_matrices(self, top: int = 5) -> list[MatrixReport]:
-        """The matrices with the largest contributions to 𝔇_n."""
+        """The ``top`` matrices with the largest contributions to 𝔇_n (by their upper ends), largest first.
+
+        Parameters
+        ----------
+        top : int
+            How many (≥ 0; more than there are gives all of them).
+
+        Returns
+        -------
+        list of MatrixReport
+
+        Raises
+        ------
+        ValueError
+            If ``top`` is not an integer ≥ 0 (a negative slice would silently drop the smallest instead).
+        """
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
+            raise ValueError(f"dominant_matrices: top must be an integer >= 0, got {top!r}")
         return sorted(self.matrices, key=lambda m: -upper_float(m.contribution))[:top]
 
     def summary(self) -> dict:

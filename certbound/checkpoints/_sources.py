@@ -619,7 +619,11 @@ def load_checkpoint(path: str | os.PathLike[str], *, config: str | os.PathLike[s
     """
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file or directory")
+        # A bare name or "org/name" is more likely a packaged name or hub id than a path: say where those go.
+        hint = ("; packaged names and Hugging Face ids are resolved by certbound.open_model and the CLI "
+                "(this loader reads paths only)"
+                if not os.path.isabs(path) and path.count("/") <= 1 and not os.path.splitext(path)[1] else "")
+        raise FileNotFoundError(f"{path}: no such file or directory{hint}")
     if os.path.isdir(path):
         fmt, weights = _find_weights(path)
         directory = path

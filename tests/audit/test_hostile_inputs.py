@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 from flint import arb
 
-from certbound.audit import parse_claims
+from certbound.audit import ClaimsFileError, parse_claims
 from certbound.audit._expr import MAX_NESTING, ExpressionError, parse_expression
 from certbound.ball import ENDPOINT_BITS, bounded_endpoints, decimal_lower, decimal_upper
 
@@ -115,3 +115,14 @@ def test_decimal_printers_of_astronomical_balls_are_outward_and_prompt():
     assert float(decimal_lower(x).split("e")[1]) > 39000  # a valid (capped) lower bound
     y = arb(2) ** -(10**10)
     assert decimal_lower(y) == "0" and Fraction(decimal_upper(y)) > 0
+
+
+def test_unusable_model_alias_is_reported_once(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text('[models]\nm = "does-not-exist"\n\n[[claim]]\nid = "x"\nmodel = "m"\n'
+                 'quantity = \'sigma(layer=0, type="M_in", i=1)\'\nrelation = "<="\nvalue = "1.0"\n')
+    with pytest.raises(ClaimsFileError) as info:
+        parse_claims(f.read_text(), str(f), str(tmp_path))
+    msg = str(info.value)
+    assert "1 problem(s)" in msg and "[models] m: model file or directory not found" in msg
+    assert "claim 1" not in msg

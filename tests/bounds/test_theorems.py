@@ -200,3 +200,13 @@ def test_theorem2_prior_equals_spec_formula():
                         [m.spectral_level for m in mats], ro.spectral_level)
     assert r.log_inv_prior.overlaps(ref)
     assert abs(float(r.log_inv_prior.mid()) - float(ref.mid())) < 1e-12
+
+
+def test_dominant_matrices_orders_by_upper_contribution_and_refuses_negative_top():
+    r = theorem2_posthoc_bound(SPEC_P, SPECTRA, 10**6, 0.05)
+    ups = sorted((float(m.contribution.upper()) for m in r.matrices), reverse=True)
+    assert [float(m.contribution.upper()) for m in r.dominant_matrices(3)] == ups[:3]
+    assert len(r.dominant_matrices(len(ups) + 5)) == len(ups) and r.dominant_matrices(0) == []
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="top must be an integer >= 0"):
+            r.dominant_matrices(bad)

@@ -188,3 +188,11 @@ def test_unsupported_dtype_weight_names_tensor(tmp_path):
     with pytest.raises(ValueError, match=r"'bert\.encoder\.layer\.0\.attention\.self\.key\.weight' has unsupported "
                                          r"dtype I32"):
         list(theory_matrices(ck, layout=lay))
+
+
+def test_missing_bare_name_points_to_open_model(tmp_path):
+    with pytest.raises(FileNotFoundError, match="all-MiniLM-L6-v2: no such file or directory; packaged names"):
+        open_checkpoint("all-MiniLM-L6-v2")
+    missing = str(tmp_path / "none.safetensors")  # an explicit path: no hint
+    with pytest.raises(FileNotFoundError, match=r"none\.safetensors: no such file or directory$"):
+        load_checkpoint(missing)
