@@ -25,7 +25,7 @@ def _ub(x: float) -> Fraction | None:
 
 def _symmetric_cases(rng, h: int, m: int, r: int, zero_residual: bool):
     """(W, X, s): X from eigh of a symmetric matrix (U, λ) or arbitrary factors; s any signs and scales."""
-    Xs, ss, Ws = [], [], []
+    Xs, ss = [], []
     for _ in range(h):
         kind = rng.integers(0, 3)
         if kind == 0 and r <= m:
