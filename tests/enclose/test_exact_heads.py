@@ -232,7 +232,7 @@ def test_lemma_11_2_route_with_worst_case_rounded_grams(monkeypatch):
 
 
 def _check_norms_of_partly_accepted_stacks(seed: int, cases: int, monkeypatch) -> int:
-    # Lemma 8.1's balls are formed for the products that Lemma 11.2 accepted only (quantities._norm_21_from_grams
+    # Lemma 8.1's balls are formed for the products that Lemma 11.2 accepted only (_norm_21_from_quadratic_forms
     # on the accepted subset of Ĝ_A, ν_A and the B's); put rejected products (σ_d ≈ 10⁻⁹σ₁: mode auto's width target
     # fails) first, in the middle and last, so that any misalignment of the subset pairs one product's Ĝ_A with
     # another's B. Every norm is checked against ‖ABᵀ‖_{2,1} of the exact factors.
@@ -244,10 +244,12 @@ def _check_norms_of_partly_accepted_stacks(seed: int, cases: int, monkeypatch) -
     calls = []
     # A spy that only counts how many products reach the norms' evaluation (to show that the partial case is hit);
     # if the route is refactored and the function is gone, the norms are still checked, the count is not.
-    orig = getattr(product_mod, "_norm_21_from_grams", None)
+    # (143fd89 replaced _norm_21_from_grams(G, nK, Bs, …) by _norm_21_from_quadratic_forms(t, bb, nK, …): t holds
+    # one row per product that reaches the norms.)
+    orig = getattr(product_mod, "_norm_21_from_quadratic_forms", None)
     if orig is not None:
-        monkeypatch.setattr(product_mod, "_norm_21_from_grams",
-                            lambda G, nK, Bs, *a, **k: calls.append(len(Bs)) or orig(G, nK, Bs, *a, **k))
+        monkeypatch.setattr(product_mod, "_norm_21_from_quadratic_forms",
+                            lambda t, *a, **k: calls.append(len(t)) or orig(t, *a, **k))
     partial = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
