@@ -318,6 +318,31 @@ def test_gram_stacks_and_nu_bound_the_exact_values(chain, monkeypatch):
             assert Fraction(float(nu[j])) >= sum(x * x for r in Ff for x in r)
 
 
+@pytest.mark.parametrize("d", [1, 5, P.GRAM_GEMM_MAX_INNER, P.GRAM_GEMM_MAX_INNER + 1])
+@pytest.mark.parametrize("scale", [0, 500, -1040])
+def test_gram_into_obeys_lemma_2_1_entrywise_on_both_branches(d, scale):
+    """_gram_into (GEMM for d ≤ GRAM_GEMM_MAX_INNER, SYRK above): every entry within Lemma 2.1's
+    γ_m Σ_k |f_ki||f_kj| + 2mη of the exact Σ_k f_ki f_kj (Fractions), subnormal products included, and the
+    same results whichever factor layout numpy hands the BLAS (a Fortran-ordered factor is copied)."""
+    rng = np.random.default_rng(d + abs(scale))
+    m = 17
+    F = rng.standard_normal((m, d)) * 2.0**scale
+    F[0, 0] = 2.0**-1074 if scale < 0 else F[0, 0]  # a subnormal entry
+    G = np.full((d, d), np.nan)
+    P._gram_into(F, G)
+    H = np.full((d, d), np.nan)
+    P._gram_into(np.asfortranarray(F), H)
+    assert np.array_equal(G, H)
+    Ff = X.fractions_of(F)
+    g = Fraction(m, 2**53) / (1 - Fraction(m, 2**53))  # γ_m
+    eta = Fraction(1, 2**1074)
+    for i in range(d):
+        for j in range(d):
+            exact = sum(Ff[k][i] * Ff[k][j] for k in range(m))
+            absum = sum(abs(Ff[k][i] * Ff[k][j]) for k in range(m))
+            assert abs(Fraction(float(G[i, j])) - exact) <= g * absum + 2 * m * eta, (i, j)
+
+
 @pytest.mark.parametrize("order", ["reversed", "shuffled"])
 def test_route_does_not_rely_on_the_eigenvalue_order(order, monkeypatch):
     """Theorem G sorts λ (the pairs (λᵢ, uᵢ) may come in any order): eigh's output permuted still encloses."""
