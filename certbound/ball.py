@@ -35,6 +35,7 @@ import contextvars
 import decimal
 import functools
 import math
+import operator
 import sys
 from fractions import Fraction
 from typing import Any, Callable, Iterator, TypeVar
@@ -677,7 +678,7 @@ def _decimal_round_dyadic(num: int, k: int, digits: int, rounding: str) -> str:
     # never rounds (a finite precision such as 10⁶ digits would round to
     # nearest for very small exponents and break the directed rounding below).
     exact = decimal.Decimal(num * 5**k).scaleb(-k, _EXACT_DECIMAL)
-    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).plus(exact))
+    return _decimal_string(_rounding_context(digits, rounding).plus(exact))
 
 
 def _decimal_string(out: decimal.Decimal) -> str:
@@ -701,7 +702,33 @@ def _decimal_round_float(x: float, digits: int, rounding: str) -> str:
     >>> _decimal_round_float(0.1, 3, decimal.ROUND_FLOOR), _decimal_round_float(0.1, 3, decimal.ROUND_CEILING)
     ('0.100', '0.101')
     """
-    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).plus(decimal.Decimal(x)))
+    return _decimal_string(_rounding_context(digits, rounding).plus(decimal.Decimal(x)))
+
+
+def _checked_digits(digits: Any, where: str) -> int:
+    """``digits`` as an int ≥ 1: the significant digits of a decimal end; ValueError naming ``where`` otherwise.
+
+    The one rule of the four entry points that print decimals (:func:`decimal_lower`,
+    :func:`decimal_upper`, :func:`ball_to_json`, :func:`float_interval_to_json`): an
+    integer (``operator.index``, so numpy integers too; not a bool) of at least 1. Outward.v's
+    statement assumes ``0 < digits``; no count is clamped or truncated silently.
+
+    >>> _checked_digits(3, "f"), _checked_digits(np.int64(2), "f")
+    (3, 2)
+    >>> _checked_digits(0, "decimal_upper")
+    Traceback (most recent call last):
+    ...
+    ValueError: decimal_upper: digits must be an integer >= 1 (significant digits), got 0
+    """
+    if type(digits) is int and digits >= 1:  # the common case, first (this runs once per printed quantity)
+        return digits
+    try:
+        d = None if isinstance(digits, bool) else operator.index(digits)
+    except TypeError:
+        d = None
+    if d is None or d < 1:
+        raise ValueError(f"{where}: digits must be an integer >= 1 (significant digits), got {digits!r}")
+    return d
 
 
 @functools.lru_cache(maxsize=64)
@@ -728,11 +755,17 @@ def decimal_lower(x: arb, digits: int = 17) -> str:
     str
         The decimal, e.g. ``'0.833'`` or ``'1.2e+20'``.
 
+    Raises
+    ------
+    ValueError
+        If ``digits`` is not an integer ≥ 1.
+
     Examples
     --------
     >>> decimal_lower(arb_from_float(2.5) / 3, 3)
     '0.833'
     """
+    digits = _checked_digits(digits, "decimal_lower")
     return _decimal_lower_of(bounded_endpoints(x)[0], digits)
 
 
@@ -761,11 +794,17 @@ def decimal_upper(x: arb, digits: int = 17) -> str:
     str
         The decimal, e.g. ``'0.834'``.
 
+    Raises
+    ------
+    ValueError
+        If ``digits`` is not an integer ≥ 1.
+
     Examples
     --------
     >>> decimal_upper(arb_from_float(2.5) / 3, 3)
     '0.834'
     """
+    digits = _checked_digits(digits, "decimal_upper")
     return _decimal_upper_of(bounded_endpoints(x)[1], digits)
 
 
@@ -807,12 +846,17 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
     x : arb
         Any ball (finite or not).
     digits : int
-        Significant digits of the decimal ``lower``/``upper`` strings.
+        Significant digits of the decimal ``lower``/``upper`` strings (an integer ≥ 1).
 
     Returns
     -------
     dict
         ``{"lower", "upper", "mid", "exact": {"lower", "upper"}}`` (``mid`` None for an unbounded ball).
+
+    Raises
+    ------
+    ValueError
+        If ``digits`` is not an integer ≥ 1.
 
     >>> ball_to_json(arb_from_float(0.25))["exact"]
     {'lower': '1*2^-2', 'upper': '1*2^-2'}
@@ -820,6 +864,7 @@ def ball_to_json(x: arb, digits: int = 17) -> dict[str, Any]:
     >>> Fraction(d["lower"]) <= Fraction(d["mid"]) <= Fraction(d["upper"])
     True
     """
+    digits = _checked_digits(digits, "ball_to_json")
     fast = _ball_to_json_exact_ends(x, digits)
     return fast if fast is not None else _ball_to_json_fractions(x, digits)
 
@@ -900,7 +945,7 @@ def _decimal_round_quotient(num: int, k: int, digits: int, rounding: str) -> str
     >>> _decimal_round_quotient(1, 2, 17, decimal.ROUND_FLOOR), _decimal_round_quotient(1, 3, 2, decimal.ROUND_CEILING)
     ('0.25', '0.13')
     """
-    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).divide(decimal.Decimal(num),
+    return _decimal_string(_rounding_context(digits, rounding).divide(decimal.Decimal(num),
                                                                                   decimal.Decimal(1 << k)))
 
 
@@ -966,7 +1011,7 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     lo, hi : float
         Finite floats, ``lo ≤ hi``.
     digits : int
-        Significant digits of the decimal strings.
+        Significant digits of the decimal strings (an integer ≥ 1).
 
     Returns
     -------
@@ -976,13 +1021,14 @@ def float_interval_to_json(lo: float, hi: float, digits: int = 17) -> dict[str, 
     Raises
     ------
     ValueError
-        If an end is not finite or ``lo > hi``.
+        If an end is not finite or ``lo > hi``, or ``digits`` is not an integer ≥ 1.
 
     >>> float_interval_to_json(0.25, 0.75)
     {'lower': '0.25', 'upper': '0.75', 'mid': 0.5, 'exact': {'lower': '1*2^-2', 'upper': '3*2^-2'}}
     >>> float_interval_to_json(0.1, 0.1) == ball_to_json(arb(0.1))
     True
     """
+    digits = _checked_digits(digits, "float_interval_to_json")
     lo, hi = float(lo) + 0.0, float(hi) + 0.0  # + 0.0: −0.0 is 0
     if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
         raise ValueError(f"float_interval_to_json: [{lo!r}, {hi!r}] is not an interval with finite ends")
@@ -1014,7 +1060,7 @@ def _float_end_decimal(x: float, num: int, den: int, digits: int, rounding: str)
         return "0"
     if den == 1:
         return _decimal_round_float(x, digits, rounding)
-    return _decimal_string(_rounding_context(max(int(digits), 1), rounding).divide(decimal.Decimal(num),
+    return _decimal_string(_rounding_context(digits, rounding).divide(decimal.Decimal(num),
                                                                                   decimal.Decimal(den)))
 
 
