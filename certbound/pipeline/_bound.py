@@ -545,8 +545,11 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
     num_layers = cfg.get("num_layers") if isinstance(cfg, dict) else None
     if layers is not None and (not isinstance(num_layers, int) or not isinstance(layers, list)
                                or sorted(layers, key=str) != sorted(range(num_layers), key=str)):
-        raise ValueError(f"{path}: the report covers layers {layers} only (made with `layers`); the bound needs "
-                         "every layer: certify the spectra again without `layers`")
+        # Worded for both callers (test_option_errors_partial_report.py): the library's `layers` and the CLI's
+        # `spectrum --layers` made it, and `bound` itself has neither, so the message names no option.
+        raise ValueError(f"{path}: the report covers layers {layers} only (the spectra of some layers); the bound "
+                         "needs every layer: give a spectrum report of every layer (certified with no layer "
+                         "selection)")
     if scaled and not scale_logits:
         raise OptionError(f"{path}: the report's spectra include the logit scale 1/sqrt(d_h) (`scale_logits`), "
                           "which this bound leaves out (`logit_scale`); give spectra computed without it")

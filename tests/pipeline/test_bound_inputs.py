@@ -31,8 +31,8 @@ def _report(tmp_path, layers, num_layers=2):
 @pytest.mark.parametrize("layers", [[0], [1], [0, 2]])
 def test_a_report_of_some_layers_is_refused_naming_the_file(tmp_path, layers):
     path = _report(tmp_path, layers)
-    with pytest.raises(ValueError, match=r"s\.json: the report covers layers .* only \(made with `layers`\); the bound "
-                                         r"needs every layer"):
+    with pytest.raises(ValueError, match=r"s\.json: the report covers layers .* only \(the spectra of some layers\); "
+                                         r"the bound needs every layer"):
         spectra_from_report(path, scale_logits=False)
 
 
