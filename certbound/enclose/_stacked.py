@@ -30,7 +30,7 @@ import functools
 import numpy as np
 
 from certbound.ball import float_upper, working_precision
-from certbound.enclose.fperror import ETA, UNIT_ROUNDOFF, _inflate, gamma
+from certbound.enclose.fperror import _MAX_K, ETA, UNIT_ROUNDOFF, gamma
 
 __all__ = [
     "up",
@@ -117,9 +117,41 @@ def _inv_one_minus_gamma_upper(k: int) -> float:
         return float_upper(1 / (1 - gamma(k)))
 
 
+@functools.lru_cache(maxsize=None)
+def _inflate_constants(k: int) -> tuple[float, float]:
+    """:func:`.fperror._inflate`'s floats ``(c, f) = (2(k+2)η, 1 + 2(k+2)u)`` for k terms (cached per k)."""
+    if k > _MAX_K:
+        raise ValueError("dimension too large for the a-priori error model")
+    return 2.0 * (k + 2) * ETA, 1.0 + 2.0 * (k + 2) * UNIT_ROUNDOFF
+
+
+def _inflate_in_place(v: np.ndarray, k: int) -> np.ndarray:
+    """:func:`.fperror._inflate` written into v (a fresh temporary of the caller): ``v ← fl(fl(v + c)·f)``.
+
+    The same two operations on the same floats, hence the same results (proofs/enclosure.md §2,
+    Lemma 2.2); without numpy's error-state context, so the caller suppresses overflow warnings.
+    """
+    c, f = _inflate_constants(k)
+    np.add(v, c, out=v)
+    np.multiply(v, f, out=v)
+    return v
+
+
+@functools.lru_cache(maxsize=64)
+def _ones(h: int, k: int) -> np.ndarray:
+    """A read-only (h, k) array of ones (cached: the 𝟙 of the matrix–vector chains)."""
+    x = np.ones((h, k))
+    x.flags.writeable = False
+    return x
+
+
 def _mv(M: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Stacked :func:`.fperror.matvec_nonneg_upper`: upper bounds on ``M @ v`` (M, v ≥ 0)."""
-    return _inflate(np.matmul(M, v[..., None])[..., 0], M.shape[-1])
+    """Stacked :func:`.fperror.matvec_nonneg_upper`: upper bounds on ``M @ v`` (M, v ≥ 0).
+
+    ``_inflate(fl(M @ v), k)`` with k = M's inner length, evaluated in place in the product's fresh
+    result (:func:`_inflate_in_place`); call it under ``np.errstate(over="ignore")``.
+    """
+    return _inflate_in_place(np.matmul(M, v[..., None])[..., 0], M.shape[-1])
 
 
 def norm2_upper(M: np.ndarray, absolute: np.ndarray | None = None) -> np.ndarray:
@@ -157,8 +189,8 @@ def norm2_upper(M: np.ndarray, absolute: np.ndarray | None = None) -> np.ndarray
         s = np.matmul(flat, flat.transpose(0, 2, 1))[:, 0, 0]
         # Σ m² ≤ (fl(Σ m²) + 2kη)/(1 − γ_k) (fperror._sumsq_upper), each step rounded up.
         fro = up(np.sqrt(up(up(s + 2 * k * ETA) * _inv_one_minus_gamma_upper(k))))
-        n1 = _mv(A.transpose(0, 2, 1), np.ones((h, p))).max(axis=1)  # column sums, p terms each
-        ninf = _mv(A, np.ones((h, q))).max(axis=1)  # row sums, q terms each
+        n1 = _mv(A.transpose(0, 2, 1), _ones(h, p)).max(axis=1)  # column sums, p terms each
+        ninf = _mv(A, _ones(h, q)).max(axis=1)  # row sums, q terms each
         hoelder = up(np.sqrt(up(n1 * ninf)))
     out = np.minimum(fro, hoelder)
     return np.where(np.isfinite(out), out, _INF)
@@ -196,12 +228,12 @@ def abs_product_norm2_upper(
     if m == 0 or n == 0 or k == 0:
         return np.zeros(h)
     with np.errstate(over="ignore", invalid="ignore"):
-        r = _mv(Ba, np.ones((h, n)))
-        c = _mv(Aa.transpose(0, 2, 1), np.ones((h, m)))
+        r = _mv(Ba, _ones(h, n))
+        c = _mv(Aa.transpose(0, 2, 1), _ones(h, m))
         if d is not None:
             dd = np.abs(d)
-            r = _inflate(dd * r, 1)
-            c = _inflate(dd * c, 1)
+            r = _inflate_in_place(dd * r, 1)
+            c = _inflate_in_place(dd * c, 1)
         ninf = _mv(Aa, r).max(axis=1)
         n1 = _mv(Ba.transpose(0, 2, 1), c).max(axis=1)
         out = up(np.sqrt(up(ninf * n1)))
@@ -234,7 +266,7 @@ def abs_gram_norm2_upper(aX: np.ndarray) -> np.ndarray:
     if m == 0 or r == 0:
         return np.zeros(h)
     with np.errstate(over="ignore", invalid="ignore"):
-        v = _mv(aX, np.ones((h, r)))  # ≥ |X|𝟙
+        v = _mv(aX, _ones(h, r))  # ≥ |X|𝟙
         out = _mv(aX.transpose(0, 2, 1), v).max(axis=1)  # ≥ max_j (|X|ᵀ|X|𝟙)_j
     return np.where(np.isfinite(out), out, _INF)
 
@@ -268,9 +300,9 @@ def abs_symmetric_product_norm2_upper(aX: np.ndarray, d: np.ndarray | None) -> n
     if m == 0 or r == 0:
         return np.zeros(h)
     with np.errstate(over="ignore", invalid="ignore"):
-        c = _mv(aX.transpose(0, 2, 1), np.ones((h, m)))  # ≥ |X|ᵀ𝟙
+        c = _mv(aX.transpose(0, 2, 1), _ones(h, m))  # ≥ |X|ᵀ𝟙
         if d is not None:
-            c = _inflate(np.abs(d) * c, 1)
+            c = _inflate_in_place(np.abs(d) * c, 1)
         out = _mv(aX, c).max(axis=1)
     return np.where(np.isfinite(out), out, _INF)
 
@@ -341,7 +373,7 @@ def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: n
             apriori = up(gamma_upper(r + 1) * abs_symmetric_product_norm2_upper(aX, s))
         else:
             apriori = up(gamma_upper(r + 1) * abs_product_norm2_upper(aX, s, np.abs(Y).transpose(0, 2, 1)))
-        maxrow = _mv(aX, np.ones((h, r))).max(axis=1) if r else np.zeros(h)  # ≥ max_i Σ_l |x_il|
+        maxrow = _mv(aX, _ones(h, r)).max(axis=1) if r else np.zeros(h)  # ≥ max_i Σ_l |x_il|
         # (4r + 4·max row sum + 4)·η·√(mn), each operation rounded up.
         c = up(up(4.0 * r + 4.0) + up(4.0 * maxrow))
         under = up(up(c * ETA) * up(np.sqrt(float(m * n))))

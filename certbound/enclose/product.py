@@ -741,7 +741,7 @@ def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray, absolute: np.ndarr
     aG = np.abs(G) if absolute is None else absolute
     K = np.maximum(aG, aG.transpose(0, 2, 1))
     with np.errstate(over="ignore", invalid="ignore"):
-        v = _stacked._mv(aR.transpose(0, 2, 1), np.ones((h, d)))
+        v = _stacked._mv(aR.transpose(0, 2, 1), _stacked._ones(h, d))
         out = _stacked._mv(aR, _stacked._mv(K, v)).max(axis=1)
     return np.where(np.isfinite(out), out, np.inf)
 
@@ -987,8 +987,8 @@ def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.nd
         # ε = (‖Ĝ_A‖₂ + ‖AᵀA − Ĝ_A‖₂)(‖BᵀB − Ĝ_B‖₂ + ‖Ĝ_B − LLᵀ‖₂)
         eRR = _stacked.residual_norm_upper(GB, L, None, L, aL)  # (Y is X: the symmetric chain, §10)
         # ‖Ĝ_A‖₂ ≤ √(‖Ĝ_A‖₁‖Ĝ_A‖_∞) (F4; Lemma 2.2 for the sums), the roots taken first: no overflow below 2¹⁰²⁴
-        n1 = _stacked._mv(aG.transpose(0, 2, 1), np.ones((h, d))).max(axis=1)  # column sums (Lemma 2.2)
-        ninf = _stacked._mv(aG, np.ones((h, d))).max(axis=1)  # row sums
+        n1 = _stacked._mv(aG.transpose(0, 2, 1), _stacked._ones(h, d)).max(axis=1)  # column sums (Lemma 2.2)
+        ninf = _stacked._mv(aG, _stacked._ones(h, d)).max(axis=1)  # row sums
         nGA = up(up(np.sqrt(n1)) * up(np.sqrt(ninf)))
         eps = up(up(nGA + errA) * up(errB + eRR))
     ok &= np.isfinite(beta) & np.isfinite(eps) & np.isfinite(M.reshape(h, -1)).all(axis=1)
@@ -1063,8 +1063,14 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
             out.append(SingularValueEnclosure(
                 shape=shape, sigma=sigma, lower=lower[j], upper=upper[j], mode="product", certified=True,
                 alpha=arb(al_a[j]), beta=arb(al_b[j]), residual=residual,
-                rank=RankBounds(rank_lower[j], max(r, rank_lower[j]))))
+                rank=_rank_bounds(rank_lower[j], max(r, rank_lower[j]))))
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _rank_bounds(lower: int, upper: int) -> RankBounds:
+    """``RankBounds(lower, upper)``, one shared instance per pair (the dataclass is frozen)."""
+    return RankBounds(lower, upper)
 
 
 @functools.lru_cache(maxsize=4096)

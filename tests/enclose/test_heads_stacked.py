@@ -126,3 +126,33 @@ def test_norm2_upper_from_a_given_absolute_value_is_the_same_bound(shape):
     bad = M.copy()
     bad[0, 0, 0] = np.nan
     assert np.isinf(_stacked.norm2_upper(bad)[0])
+
+
+@pytest.mark.parametrize("k", [1, 7, 32, 768, 2**40])
+def test_inflate_in_place_is_fperror_inflate_and_bounds_the_exact_sums(k):
+    """_stacked._inflate_in_place (no error-state context, cached constants) gives fperror._inflate's floats, and
+    _mv bounds the exact nonnegative products (Fractions) with subnormal, huge and zero entries."""
+    from certbound.enclose import fperror
+
+    rng = np.random.default_rng(k % 1000)
+    v = np.abs(rng.standard_normal(50)) * 2.0 ** rng.choice([0, -1070, 900, -30], 50)
+    v[:3] = [0.0, 2.0**-1074, np.inf]
+    with np.errstate(over="ignore"):
+        assert np.array_equal(_stacked._inflate_in_place(v.copy(), k), fperror._inflate(v, k))
+    M = np.abs(rng.standard_normal((3, 4, 5))) * 2.0 ** rng.choice([0, -1072, 500], (3, 4, 5))
+    x = np.abs(rng.standard_normal((3, 5)))
+    with np.errstate(over="ignore"):
+        got = _stacked._mv(M, x)
+    for j in range(3):
+        exact = matmul(fractions_of(M[j]), [[t] for t in fractions_of(x[j:j + 1])[0]])
+        assert all(Fraction(float(got[j, i])) >= exact[i][0] for i in range(4))
+
+
+def test_inflate_constants_refuse_what_the_error_model_does_not_cover():
+    with pytest.raises(ValueError, match="too large"):
+        _stacked._inflate_constants(2**40 + 1)
+
+
+def test_ones_are_shared_and_read_only():
+    a = _stacked._ones(3, 4)
+    assert a is _stacked._ones(3, 4) and not a.flags.writeable and np.array_equal(a, np.ones((3, 4)))
