@@ -27,7 +27,10 @@ Three modes compute α, β, e:
           ``gram`` when every σᵢ's width is ≤ 1e-8·max(σᵢ, 1e-2·σ₁)
           (:func:`meets_width_target`), else ``fast`` intersected with it
           (mode recorded as ``"fast+gram"`` or ``"fast+gram-tri"``), so never
-          wider than ``fast`` where the target is missed (proofs/enclosure.md §12).
+          wider than ``fast`` where the target is missed. Where the two cost
+          about the same (m·n·min(m, n) ≤ :data:`AUTO_SMALL_WORK`, all below
+          1 ms) width decides: fast ∩ gram, never wider than either
+          (proofs/enclosure.md §12).
 
 A failed certificate (α ≥ 1, NaN from LAPACK, non-convergence) is retried with
 LAPACK's ``gesvd`` driver, then in ``arb`` mode for small matrices, and at
@@ -78,6 +81,7 @@ __all__ = [
     "theorem_r_float_bounds",
     "meets_width_target",
     "AUTO_RELATIVE_TARGET",
+    "AUTO_SMALL_WORK",
     "MODES",
 ]
 
@@ -682,6 +686,17 @@ def _certify_dense(
 #: about 1e-7 relative where they matter; τ = 1e-8 leaves a factor 10.
 AUTO_RELATIVE_TARGET = 1e-8
 AUTO_SPECTRUM_FRACTION = 1e-2
+#: Mode ``auto``: up to this many multiply–adds m·n·min(m, n) the fast chain costs about as much as Theorem G
+#: (measured, one thread: 0.8–1.4× at 8×8 … 64×64, 32×500; both below 1 ms; 1.6× at 64×256, 3.7× at 64×2000),
+#: so ``auto`` returns fast ∩ Theorem G there even when Theorem G alone meets τ: never wider than either, where
+#: Theorem G alone was up to 12× wider than fast at the small σᵢ (proofs/enclosure.md §12).
+AUTO_SMALL_WORK = 1 << 19
+
+
+def _auto_small(shape: tuple[int, ...]) -> bool:
+    """Whether mode ``auto`` intersects with the fast chain even when Theorem G meets τ (:data:`AUTO_SMALL_WORK`)."""
+    m, n = int(shape[0]), int(shape[1])
+    return m * n * min(m, n) <= AUTO_SMALL_WORK
 
 
 def meets_width_target(sigma: list[arb], tau: float = AUTO_RELATIVE_TARGET,
@@ -730,6 +745,23 @@ def meets_width_target(sigma: list[arb], tau: float = AUTO_RELATIVE_TARGET,
     return True
 
 
+def _intersect_ends(f: _BallsWithEnds, g: _BallsWithEnds) -> _BallsWithEnds:
+    """σᵢ ∈ [max(loᶠᵢ, loᵍᵢ), min(hiᶠᵢ, hiᵍᵢ)] from two certificates' float ends (both valid bounds of σᵢ).
+
+    Exact in floats (never wider than either at any end); the balls are the exact hulls of the new ends.
+    Where the two enclosures do not meet (impossible when both are valid) the fast one is kept.
+    """
+    lo = np.maximum(f.lower, g.lower)
+    hi = np.minimum(f.upper, g.upper)
+    bad = ~(lo <= hi)
+    if np.any(bad):
+        lo, hi = np.where(bad, f.lower, lo), np.where(bad, f.upper, hi)
+    with working_precision():
+        out = _BallsWithEnds(arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo.tolist(), hi.tolist()))
+    out.lower, out.upper = lo, hi
+    return out
+
+
 def _intersect(a: arb, b: arb) -> arb:
     """The hull of the intersection of two balls that both contain the same number.
 
@@ -751,6 +783,9 @@ def _certify_auto(
     source: tuple[np.ndarray, int] | None = None,
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Mode ``auto`` (proofs/enclosure.md §12): Theorem G if it meets the width target, else fast ∩ Theorem G.
+
+    Small matrices (:data:`AUTO_SMALL_WORK`) always get fast ∩ Theorem G. The
+    intersection takes the better float end per σᵢ when both carry their ends.
 
     Parameters
     ----------
@@ -777,13 +812,17 @@ def _certify_auto(
 
     if isinstance(res_g, str):
         res_g = gram.certify_gram(Ws, extra_residual, scale_exponent)
-    if res_g is not None and meets_width_target(res_g[0]):
+    if res_g is not None and meets_width_target(res_g[0]) and not _auto_small(Ws.shape):
         return res_g
     res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent, source)
     if res_f is None or res_g is None:
         return res_f if res_f is not None else res_g
-    with working_precision():
-        sig = [_intersect(f, g) for f, g in zip(res_f[0], res_g[0])]
+    f, g = res_f[0], res_g[0]
+    if isinstance(f, _BallsWithEnds) and isinstance(g, _BallsWithEnds) and len(f) == len(g):
+        sig: list[arb] = _intersect_ends(f, g)
+    else:
+        with working_precision():
+            sig = [_intersect(a, b) for a, b in zip(f, g)]
     return sig, res_f[1], res_f[2], res_f[3], res_f[4] + "+" + res_g[4]
 
 
@@ -803,7 +842,7 @@ def _certify_matrix(
 
         if gram.unscaled_gram_ok(A, amax):
             res_g = gram.certify_gram(A, arb(0), 0)
-            if res_g is not None and (mode == "gram" or meets_width_target(res_g[0])):
+            if res_g is not None and (mode == "gram" or (meets_width_target(res_g[0]) and not _auto_small(A.shape))):
                 return res_g
     Ws, sexp, exact = power_of_two_scaling(A, inplace=owned)
     with working_precision():

@@ -173,11 +173,13 @@ def test_blas_threads_respect_user_cap(monkeypatch):
     assert threads_for(4096, 16384) == 1
 
 
-def test_auto_dense_takes_gram_when_the_target_is_met():
+def test_auto_dense_takes_gram_when_the_target_is_met(monkeypatch):
+    import certbound.enclose.svd as svd_mod
     from certbound.enclose import enclose_singular_values
     from certbound.enclose.svd import AUTO_RELATIVE_TARGET
     from tests.enclose.reference import mp_singular_values
 
+    monkeypatch.setattr(svd_mod, "AUTO_SMALL_WORK", 0)  # as for a large matrix: small ones get fast ∩ gram (§12)
     W = np.random.default_rng(2).standard_normal((12, 30))
     enc = enclose_singular_values(W, mode="auto")
     assert enc.mode == "gram"

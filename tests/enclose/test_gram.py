@@ -399,3 +399,62 @@ def test_widths_are_reasonable_for_wide_gaussian():
     s = np.linalg.svd(W, compute_uv=False)
     assert enc.mode == "gram"
     assert np.median((enc.upper - enc.lower) / s) < 1e-10
+
+
+# --------------------------------------------------------------------------- mode auto: small matrices
+
+
+def _decaying(m, n, p, seed=0):
+    rng = np.random.default_rng(seed)
+    k = min(m, n)
+    U = np.linalg.qr(rng.standard_normal((m, k)))[0]
+    V = np.linalg.qr(rng.standard_normal((n, k)))[0]
+    return (U * (3.0 * np.arange(1, k + 1) ** -p)) @ V.T
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (16, 64), (32, 32), (64, 32), (32, 500), (64, 64)])
+def test_auto_on_small_matrices_is_fast_intersected_with_theorem_g(shape):
+    # m·n·min(m, n) ≤ AUTO_SMALL_WORK: both certificates run although Theorem G alone meets τ, and each end is
+    # the better of the two (so never wider than either); the balls contain mpmath's singular values.
+    W = _decaying(*shape, p=1.5)
+    assert svd_mod._auto_small(W.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = svd_mod.enclose_singular_values(W, mode="gram")
+        f = svd_mod.enclose_singular_values(W, mode="fast")
+        a = svd_mod.enclose_singular_values(W, mode="auto")
+    assert svd_mod.meets_width_target(list(g.sigma))  # Theorem G alone would have been accepted before
+    assert a.mode == "fast+" + g.mode
+    assert np.array_equal(a.lower, np.maximum(f.lower, g.lower))
+    assert np.array_equal(a.upper, np.minimum(f.upper, g.upper))
+    assert np.any(g.upper - g.lower > a.upper - a.lower)  # narrower than Theorem G alone somewhere
+    for i, t in enumerate(mp_singular_values(W)):
+        assert contains_value(a.lower[i], a.upper[i], t), (i, a.lower[i], t, a.upper[i])
+        assert lower_fraction(a.sigma[i]) <= Fraction(a.lower[i]) and Fraction(a.upper[i]) <= upper_fraction(a.sigma[i])
+
+
+def test_auto_above_the_small_work_keeps_theorem_g_alone():
+    W = _decaying(64, 2000, p=1.5)
+    assert not svd_mod._auto_small(W.shape) and not svd_mod._auto_small(W.T.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = svd_mod.enclose_singular_values(W, mode="auto")
+    assert a.mode == "gram"
+    assert svd_mod._auto_small((32, 512)) and not svd_mod._auto_small((32, 513))  # 32·512·32 = 2¹⁹
+
+
+def test_intersect_ends_keeps_the_better_end_and_refuses_disjoint():
+    def balls(lo, hi):
+        out = svd_mod._BallsWithEnds(arb(x).union(arb(y)) for x, y in zip(lo, hi))
+        out.lower, out.upper = np.array(lo), np.array(hi)
+        return out
+
+    f = balls([2.0, 1.0, 0.0], [2.5, 1.5, 0.5])
+    g = balls([2.1, 0.5, 0.0], [2.2, 1.7, 0.75])
+    out = svd_mod._intersect_ends(f, g)
+    assert out.lower.tolist() == [2.1, 1.0, 0.0] and out.upper.tolist() == [2.2, 1.5, 0.5]
+    for b, lo, hi in zip(out, out.lower, out.upper):  # the balls hold their ends (a hull's radius may round up)
+        assert lower_fraction(b) <= Fraction(lo) and Fraction(hi) <= upper_fraction(b)
+    # Disjoint enclosures cannot both be valid: the fast one (first) is kept there.
+    out = svd_mod._intersect_ends(balls([1.0], [2.0]), balls([3.0], [4.0]))
+    assert out.lower.tolist() == [1.0] and out.upper.tolist() == [2.0]

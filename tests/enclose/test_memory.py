@@ -30,6 +30,8 @@ from tests.enclose.reference import contains_value, mp_singular_values
 def test_unscaled_gram_against_mpmath(monkeypatch, scale, mode):
     W = np.random.default_rng(5).standard_normal((6, 15)) * scale
     assert unscaled_gram_ok(W)
+    # As for a large matrix (a small one also gets auto's fast chain, which scales: proofs/enclosure.md §12).
+    monkeypatch.setattr("certbound.enclose.svd.AUTO_SMALL_WORK", 0)
     calls = []
     real = input_mod.power_of_two_scaling
     monkeypatch.setattr("certbound.enclose.svd.power_of_two_scaling",

@@ -554,9 +554,9 @@ def test_tridiagonal_route_is_taken_and_recorded():
     W = rng.standard_normal((20, 60))
     res = gram_mod.certify_gram(W, arb(0), 0)
     assert res is not None and res[4] == "gram-tri"
-    for mode in ("gram", "auto"):
+    for mode, recorded in (("gram", "gram-tri"), ("auto", "fast+gram-tri")):  # auto: small, fast ∩ (§12)
         enc = enclose_singular_values(W, mode=mode)
-        assert enc.mode == "gram-tri"
+        assert enc.mode == recorded
     assert enclose_singular_values(W.T, mode="gram").mode == "gram-tri"
     s = np.linalg.svd(W, compute_uv=False)
     assert np.all(enc.lower <= s) and np.all(s <= enc.upper)
