@@ -37,9 +37,9 @@ region; per-head QK/VO as the d_h-wide factors A, B with W = A Bᵀ):
     matrix without ``--json`` (all σᵢ certified as Arb balls, σ₁, ‖·‖_F,
     ‖·‖_*, ‖·‖_{2,1}, S_p at p = 0.5, 1, 2, rank bounds, in the JSON form),
     by one ``certify_theory_matrices`` call on all matrices of a part, so
-    the heads go to the kernel in batches of one layer (QK and VO together);
-    ``certbound spectrum`` itself certifies task by task, one layer's QK or VO
-    heads at a time (``_streaming.plan_tasks``). The line after the table also
+    the heads go to the kernel in batches of one layer (QK and VO together),
+    as in ``certbound spectrum``, whose tasks (``_streaming.plan_tasks``) hold
+    one layer's QK and VO heads each (since session 7; before, one type). The line after the table also
     splits (c)'s own CPU time into the kernel's enclosure generator and the rest.
 (c′) ``certbound-<mode> sigma-only`` — the kernel enclosures alone (what
     ``certify_theory_matrices`` gets from ``enclose_theory_matrices``: the

@@ -46,7 +46,10 @@ def test_tasks_concatenate_to_the_serial_order(tmp_path, arch, raw):
                                                                              layers=[2, 0])}
     store = MemoryRecordStore()
     tasks = plan_tasks(layout, layout.matrix_types, raw=raw, layers=[2, 0])
-    groups = [(t,) for t in layout.matrix_types] + ([("W_Q", "W_K"), ("W_V", "W_O")] if raw else [])
+    # One task per layer for the per-head products (QK and VO heads: one kernel batch), one per other type.
+    heads = tuple(t for t in layout.matrix_types if t in ("QK", "VO"))
+    groups = ([heads] if heads else []) + [(t,) for t in layout.matrix_types if t not in heads] + \
+        ([("W_Q", "W_K"), ("W_V", "W_O")] if raw else [])
     assert [(t.layer, t.types) for t in tasks] == [(layer, g) for layer in (2, 0) for g in groups]
     got = run_serial(ModelSource(str(d), layout), tasks, _Counting(), store)
     # Every matrix exactly once, by layer (in the order asked for), then by type, heads ascending.
