@@ -163,3 +163,31 @@ def test_float64_fast_path_keeps_finite_entries_whose_sum_overflows():
     out = as_exact_float64_matrix(F)
     assert out.flags.c_contiguous and np.array_equal(out, W)
     assert as_exact_float64_matrix(np.zeros((0, 3))).shape == (0, 3)
+
+
+# -- any_tiny_nonzero (power_of_two_scaling's exactness test) --------------------------------------------------
+
+@pytest.mark.parametrize("plant", ["none", "tiny", "negative-tiny", "zeros", "zeros-and-tiny", "nan", "at-threshold"])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_any_tiny_nonzero_is_the_entrywise_definition_across_blocks(plant, layout, monkeypatch):
+    """Whether some entry has 0 < |w| < t, against the definition entry by entry (Python floats), with blocks
+    smaller than the matrix (the decision per block must not miss a block or read past one)."""
+    from certbound.enclose import _input
+
+    monkeypatch.setattr(_input, "BLOCK_ENTRIES", 37)
+    rng = np.random.default_rng(len(plant) + len(layout))
+    t = 2.0**-1010
+    W = rng.standard_normal((23, 19)) * 2.0**-990
+    where = (22, 18) if plant == "negative-tiny" else (17, 5)  # (22, 18): the last, partial block
+    if "zeros" in plant:
+        W[rng.random(W.shape) < 0.3] = 0.0
+    if "tiny" in plant:
+        W[where] = (-1 if plant.startswith("negative") else 1) * 2.0**-1050
+    if plant == "nan":
+        W[where] = np.nan
+    if plant == "at-threshold":
+        W[where] = -t  # |w| = t is not below it
+    V = {"C": W, "F": np.asfortranarray(W), "strided": np.repeat(W, 2, axis=1)[:, ::2]}[layout]
+    expected = any(0 < abs(float(x)) < t for x in W.ravel().tolist())
+    assert _input.any_tiny_nonzero(V, t) is expected
+    assert expected == (plant in ("tiny", "negative-tiny", "zeros-and-tiny"))
