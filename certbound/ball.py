@@ -1087,13 +1087,19 @@ def _float_end_decimal(x: float, num: int, den: int, digits: int, rounding: str)
                                                                                   decimal.Decimal(den)))
 
 
-def _parse_dyadic(s: str) -> arb:
+def _parse_dyadic(s: Any) -> arb:
     if s in ("inf", "-inf"):
         return arb.pos_inf() if s == "inf" else arb.neg_inf()
-    if "*2^" in s:
-        m, e = s.split("*2^")
-        return arb(int(m)) * arb(2) ** int(e)  # exact: powers of two scale exactly
-    return arb(int(s))
+    try:
+        if not isinstance(s, str):
+            raise ValueError
+        if "*2^" in s:
+            m, e = s.split("*2^")
+            return arb(int(m)) * arb(2) ** int(e)  # exact: powers of two scale exactly
+        return arb(int(s))
+    except ValueError:
+        raise ValueError(f"not an exact dyadic end {s!r} (the JSON form's \"exact\" ends are 'm', 'm*2^e', "
+                         "'inf' or '-inf', m and e integers)") from None
 
 
 def ball_from_json(d: dict[str, Any]) -> arb:
@@ -1113,6 +1119,8 @@ def ball_from_json(d: dict[str, Any]) -> arb:
     ------
     KeyError
         If ``d`` has no ``"exact"`` lower/upper strings.
+    ValueError
+        If an ``"exact"`` end is not such a string (``'m'``, ``'m*2^e'``, ``'inf'``, ``'-inf'``).
 
     Examples
     --------

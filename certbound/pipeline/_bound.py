@@ -561,22 +561,40 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
             raise ValueError(f"{path}: cannot apply the logit scale: head_dim missing from the report's config")
         with working_precision(DEFAULT_PREC):
             extra = 1 / arb(dh).sqrt()
+    if not isinstance(recs, list):
+        raise ValueError(f"{path}: not a certbound spectrum report (its \"matrices\" is not a list of records)")
     spectra = {}
-    for r in recs:
+    for i, r in enumerate(recs):
+        if not isinstance(r, dict):
+            raise ValueError(f"{path}: matrix record {i} is not a JSON object; not a report certbound spectrum wrote")
         if r.get("type") not in ("QK", "VO", "M", "M_in", "M_out", "readout"):
             continue
         if not r.get("certified", False):
             raise ValueError(f"{path}: layer {r.get('layer')} {r.get('type')}: certificate failed in the report")
-        sig = [ball_from_json(q) for q in r["sigma"]]
-        if extra is not None and r["type"] == "QK":
-            sig = [s * extra for s in sig]
-        up = np.array([float_upper(s) for s in sig], dtype=np.float64)
-        head = r["head"] if r["type"] in ("QK", "VO") else None
-        key = "readout" if r["type"] == "readout" else (int(r["layer"]), head, r["type"])
-        spectra[key] = SimpleNamespace(
-            sigma=tuple(sig), upper=up, certified=True,
-            rank=SimpleNamespace(lower=int(r["rank"]["lower"]), upper=int(r["rank"]["upper"])))
+        if "sigma" not in r:
+            raise ValueError(f"{path}: matrix record {i} ({_record_label(r)}) has no \"sigma\" list: a report "
+                             "written without its σ lists cannot give a bound")
+        try:
+            sig = [ball_from_json(q) for q in r["sigma"]]
+            if extra is not None and r["type"] == "QK":
+                sig = [s * extra for s in sig]
+            up = np.array([float_upper(s) for s in sig], dtype=np.float64)
+            head = r["head"] if r["type"] in ("QK", "VO") else None
+            key = "readout" if r["type"] == "readout" else (int(r["layer"]), head, r["type"])
+            rank = SimpleNamespace(lower=int(r["rank"]["lower"]), upper=int(r["rank"]["upper"]))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            # A hand-made or damaged file: say which record and what, not a bare KeyError halfway through.
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise ValueError(f"{path}: matrix record {i} ({_record_label(r)}) is malformed ({what}); a bound needs "
+                             "the σ and rank records as certbound spectrum writes them") from None
+        spectra[key] = SimpleNamespace(sigma=tuple(sig), upper=up, certified=True, rank=rank)
     return spectra, cfg
+
+
+def _record_label(r: dict[str, Any]) -> str:
+    """``layer L head H TYPE`` of a report record, for messages (whatever its fields hold)."""
+    head = r.get("head")
+    return f"layer {r.get('layer')}" + ("" if head is None else f" head {head}") + f" {r.get('type')}"
 
 
 def _check_report_matches(rep_cfg: Any, layout: Any, report_path: str, model_path: str) -> None:

@@ -40,3 +40,49 @@ def test_a_report_of_some_layers_is_refused_naming_the_file(tmp_path, layers):
 def test_a_report_of_every_layer_is_read(tmp_path, layers):
     spectra, cfg = spectra_from_report(_report(tmp_path, layers), scale_logits=False)
     assert spectra == {} and cfg["num_layers"] == 2
+
+
+def _good_record(**over):
+    rec = {"layer": 0, "head": 1, "type": "QK", "certified": True, "rank": {"lower": 1, "upper": 2},
+           "sigma": [{"exact": {"lower": "3*2^-1", "upper": "2"}}, {"exact": {"lower": "0", "upper": "1*2^-3"}}]}
+    rec.update(over)
+    return rec
+
+
+def _records_report(tmp_path, matrices):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"options": {"scale_logits": False, "layers": None},
+                                "config": {"num_layers": 1}, "matrices": matrices}))
+    return str(path)
+
+
+def test_a_well_formed_record_is_read_exactly(tmp_path):
+    from fractions import Fraction
+
+    from certbound.ball import lower_fraction, upper_fraction
+
+    spectra, _ = spectra_from_report(_records_report(tmp_path, [_good_record()]), scale_logits=False)
+    enc = spectra[(0, 1, "QK")]
+    # each σ ball contains its record's exact interval (ball_from_json), and only a hair more
+    for s, (lo, hi) in zip(enc.sigma, [(Fraction(3, 2), Fraction(2)), (Fraction(0), Fraction(1, 8))]):
+        assert lo - Fraction(1, 2**20) <= lower_fraction(s) <= lo and hi <= upper_fraction(s) <= hi + Fraction(1, 2**20)
+    assert (enc.rank.lower, enc.rank.upper) == (1, 2) and 2.0 <= enc.upper[0] <= 2.0 + 2**-20
+
+
+@pytest.mark.parametrize("matrices, needle", [
+    ([_good_record(sigma=[{"exact": {"lower": "abc", "upper": "1"}}])],
+     r"matrix record 0 \(layer 0 head 1 QK\) is malformed \(not an exact dyadic end 'abc'"),
+    ([_good_record(sigma=[{"exact": {"lower": 5, "upper": "1"}}])], r"record 0 .*not an exact dyadic end 5 "),
+    ([_good_record(sigma=[{"lower": "1"}])], r"record 0 \(layer 0 head 1 QK\) is malformed \(missing field 'exact'\)"),
+    ([_good_record(), _good_record(type="M_in", head=None, sigma="x")], r"record 1 \(layer 0 M_in\) is malformed"),
+    ([_good_record(rank={"lower": 1})], r"record 0 .* is malformed \(missing field 'upper'\)"),
+    ([_good_record(rank={"lower": "one", "upper": 2})], r"record 0 .* is malformed \(invalid literal"),
+    ([{k: v for k, v in _good_record().items() if k != "sigma"}],
+     r"record 0 \(layer 0 head 1 QK\) has no \"sigma\" list: a report written without its σ lists"),
+    ([_good_record(), 7], r"matrix record 1 is not a JSON object"),
+    ({"0": _good_record()}, r"its \"matrices\" is not a list of records"),
+])
+def test_a_malformed_record_is_refused_naming_the_file_and_the_record(tmp_path, matrices, needle):
+    # Before session 7 these ended in a bare KeyError/TypeError traceback or "invalid literal for int()".
+    with pytest.raises(ValueError, match=r"s\.json: .*" + needle):
+        spectra_from_report(_records_report(tmp_path, matrices), scale_logits=False)
