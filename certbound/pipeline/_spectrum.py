@@ -423,7 +423,14 @@ def _record_of(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], incl
         # ‖·‖_F, ‖·‖_* and S_p from the σᵢ's float ends (Lemmas 8.2, 8.3, proofs/enclosure.md §8; σᵢ proved 0 are
         # skipped), printed straight from those ends; a ball where neither lemma applies (other p).
         fro, nuclear, s_ps = sums if sums is not None else norms_and_schatten_intervals(enc, ps)
-        schatten = {str(p): _quantity_json(v) for p, v in zip(ps, s_ps)}
+        # ‖·‖_* is S₁ and σ₁ is the σ list's first entry: the same values, so their JSON is formed once and copied
+        # (each field keeps its own dict; the decimal strings are most of a record's cost).
+        nuclear_json = _quantity_json(nuclear)
+        schatten = {str(p): _json_copy(nuclear_json) if _same_interval(v, nuclear) else _quantity_json(v)
+                    for p, v in zip(ps, s_ps)}
+        sigma = _sigma_json(enc) if include_sigma else None
+        sigma1 = spectral_norm(enc)
+        first = sigma is not None and len(enc.sigma) > 0 and sigma1 is enc.sigma[0] and enc.upper[0] > 0
         rec: dict[str, Any] = {
             "layer": m.layer,
             "head": m.head,
@@ -432,9 +439,9 @@ def _record_of(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], incl
             **({"expert": m.expert} if getattr(m, "expert", None) is not None else {}),
             **({"kv_head": m.kv_head} if getattr(m, "kv_head", None) not in (None, m.head) else {}),
             "shape": [int(m.shape[0]), int(m.shape[1])],
-            "spectral_norm": ball_to_json(spectral_norm(enc)),
+            "spectral_norm": _json_copy(sigma[0]) if first else ball_to_json(sigma1),  # type: ignore[index]
             "frobenius_norm": _quantity_json(fro),
-            "nuclear_norm": _quantity_json(nuclear),
+            "nuclear_norm": nuclear_json,
             "norm_21": ball_to_json(n21),
             "rank": {"lower": int(enc.rank.lower), "upper": int(enc.rank.upper)},
             "schatten": schatten,
@@ -445,8 +452,8 @@ def _record_of(m: Any, enc: Any, facs: Any, msgs: list[str], ps: list[Any], incl
                              "folded_exactly_into_weights": m.logit_scale_folded != 1}),
             "sources": list(m.sources),
         }
-        if include_sigma:
-            rec["sigma"] = _sigma_json(enc)
+        if sigma is not None:
+            rec["sigma"] = sigma
     if msgs:
         rec["warnings"] = msgs
     return rec
@@ -493,6 +500,20 @@ def _quantity_json(v: Any) -> dict[str, Any]:
         :func:`certbound.ball.float_interval_to_json` of the ends, else :func:`certbound.ball.ball_to_json`.
     """
     return float_interval_to_json(*v) if isinstance(v, tuple) else ball_to_json(v)
+
+
+def _same_interval(v: Any, w: Any) -> bool:
+    """Whether two values of :func:`~certbound.enclose.quantities.norms_and_schatten_intervals` have one JSON form.
+
+    The same object, or two float-end pairs with equal ends (:func:`certbound.ball.float_interval_to_json`
+    depends only on the two floats); balls only when identical.
+    """
+    return v is w or (type(v) is tuple and type(w) is tuple and v == w)
+
+
+def _json_copy(q: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of a quantity's JSON form (its ``exact`` dict copied too), keys in the same order."""
+    return {**q, "exact": dict(q["exact"])}
 
 
 def _sigma_json(enc: Any) -> list[dict[str, Any]]:
