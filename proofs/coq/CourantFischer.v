@@ -25,9 +25,13 @@
     value is the [i]-th largest entry of [D] ([cf_spectral]: Ostrowski with
     [U^T U = I] and the diagonal case), i.e. the usual eigenvalue; for a
     matrix [Z], [sqrt(lambda_i(Z^T Z))] is its [i]-th singular value.
-    [cf_certify_stack_theorem_g] is then
+    [cf_certify_stack_theorem_g_end_to_end] is then
     [StackedBounds.certify_stack_theorem_g_end_to_end] with no spectral
-    premise left. *)
+    premise left.  Sylvester's law of inertia for the LDL^T pivots of a
+    symmetric tridiagonal [T - mu I] ([cf_sylvester]) discharges
+    [SturmFloat.v]'s named hypotheses too ([cf_sturm_normalised_enclosure],
+    [cf_sturm_counts_enclosure], [cf_lemma_s_count_enclosure]), on the same
+    eigenvalue function as [cf_theorem_gt_matrix]'s bracket premise. *)
 
 From Coq Require Import Reals Psatz List Permutation Classical_Prop Classical_Pred_Type.
 From Certbound Require Import NormBounds Lemma112.
@@ -111,13 +115,13 @@ Qed.
 
 (** ** Quadratic forms, Rayleigh quotients, the min-max value *)
 
-Definition quad (n : nat) (M : nat -> nat -> R) (x : nat -> R) : R := rsum n (fun a => x a * mv n M x a).
+Definition qform (n : nat) (M : nat -> nat -> R) (x : nat -> R) : R := rsum n (fun a => x a * mv n M x a).
 
 (** [V] ([n x r]) has independent columns. *)
 Definition indep (n r : nat) (V : nat -> nat -> R) : Prop :=
   forall y, nsq n (mv r V y) = 0 -> forall j, (j < r)%nat -> y j = 0.
 
-Definition rq (n : nat) (M : nat -> nat -> R) (x : nat -> R) : R := quad n M x / nsq n x.
+Definition rq (n : nat) (M : nat -> nat -> R) (x : nat -> R) : R := qform n M x / nsq n x.
 
 (** [inf] of the Rayleigh quotient over [span(V) \ {0}]. *)
 Definition low (n r : nat) (M V : nat -> nat -> R) : R :=
@@ -127,9 +131,9 @@ Definition low (n r : nat) (M V : nat -> nat -> R) : R :=
 Definition cf_eig (n : nat) (M : nat -> nat -> R) (i : nat) : R :=
   sup_of (fun t => exists V, indep n (S i) V /\ t = low n (S i) M V).
 
-Lemma quad_ext : forall n M x z, (forall a, (a < n)%nat -> x a = z a) -> quad n M x = quad n M z.
+Lemma quad_ext : forall n M x z, (forall a, (a < n)%nat -> x a = z a) -> qform n M x = qform n M z.
 Proof.
-  intros n M x z H. unfold quad. apply rsum_ext. intros a Ha. rewrite H by exact Ha. f_equal.
+  intros n M x z H. unfold qform. apply rsum_ext. intros a Ha. rewrite H by exact Ha. f_equal.
   apply mv_ext; [reflexivity|exact H].
 Qed.
 
@@ -149,9 +153,9 @@ Qed.
 Lemma absum_nonneg : forall n M, 0 <= absum n M.
 Proof. intros. apply rsum_nonneg. intros. apply rsum_nonneg. intros. apply Rabs_pos. Qed.
 
-Lemma quad_bound : forall n M x, Rabs (quad n M x) <= absum n M * nsq n x.
+Lemma quad_bound : forall n M x, Rabs (qform n M x) <= absum n M * nsq n x.
 Proof.
-  intros n M x. unfold quad, absum. eapply Rle_trans; [apply rsum_abs|].
+  intros n M x. unfold qform, absum. eapply Rle_trans; [apply rsum_abs|].
   rewrite rsum_mulr. apply rsum_le. intros a Ha. rewrite Rabs_mult. unfold mv.
   eapply Rle_trans; [apply Rmult_le_compat_l; [apply Rabs_pos|apply rsum_abs]|].
   rewrite <- rsum_scal, rsum_mulr. apply rsum_le. intros b Hb. rewrite Rabs_mult.
@@ -272,17 +276,17 @@ Qed.
 
 (** ** Weyl (F2) *)
 
-Lemma quad_sub : forall n X Y x, quad n X x - quad n Y x = quad n (fun a b => X a b - Y a b) x.
+Lemma quad_sub : forall n X Y x, qform n X x - qform n Y x = qform n (fun a b => X a b - Y a b) x.
 Proof.
-  intros. unfold quad. rewrite <- rsum_sub. apply rsum_ext. intros a _. rewrite mv_sub. ring.
+  intros. unfold qform. rewrite <- rsum_sub. apply rsum_ext. intros a _. rewrite mv_sub. ring.
 Qed.
 
-Lemma quad_opbound : forall n E c x, opbound n n E c -> Rabs (quad n E x) <= c * nsq n x.
+Lemma quad_opbound : forall n E c x, opbound n n E c -> Rabs (qform n E x) <= c * nsq n x.
 Proof.
   intros n E c x [Hc HE]. pose proof (cauchy_schwarz n x (mv n E x)) as CS.
   fold (nsq n x) in CS. change (rsum n (fun j => mv n E x j * mv n E x j)) with (nsq n (mv n E x)) in CS.
-  fold (quad n E x) in CS. pose proof (HE x). pose proof (nsq_nonneg n x).
-  assert (quad n E x * quad n E x <= (c * nsq n x) * (c * nsq n x)).
+  fold (qform n E x) in CS. pose proof (HE x). pose proof (nsq_nonneg n x).
+  assert (qform n E x * qform n E x <= (c * nsq n x) * (c * nsq n x)).
   { eapply Rle_trans; [exact CS|]. replace (c * nsq n x * (c * nsq n x)) with (nsq n x * (c * c * nsq n x)) by ring.
     apply Rmult_le_compat_l; assumption. }
   rewrite <- (Rabs_pos_eq (c * nsq n x)) by (apply Rmult_le_pos; assumption).
@@ -291,7 +295,7 @@ Qed.
 
 (** Monotonicity: [x^T X x <= x^T Y x + c x^T x] for all [x] gives [lambda_i(X) <= lambda_i(Y) + c]. *)
 Lemma eig_mono : forall n X Y c i, (i < n)%nat ->
-  (forall x, quad n X x <= quad n Y x + c * nsq n x) -> cf_eig n X i <= cf_eig n Y i + c.
+  (forall x, qform n X x <= qform n Y x + c * nsq n x) -> cf_eig n X i <= cf_eig n Y i + c.
 Proof.
   intros n X Y c i Hi H. apply eig_le; [exact Hi|]. intros V HV.
   enough (low n (S i) X V - c <= low n (S i) Y V) by (pose proof (eig_ge n Y i V HV); lra).
@@ -326,12 +330,12 @@ Proof.
   eapply Rle_trans; [|apply (eig_ge n M i V HVi)]. apply low_ge; [exact HVi|]. intros y Hy.
   rewrite <- (nsq_ext n (mv (S j) V (pad y))) in Hy by (intros; apply Hpad).
   eapply Rle_trans; [apply (low_le n (S j) M V (pad y) Hy)|].
-  right. unfold rq, quad. f_equal; [apply rsum_ext; intros a _; rewrite Hpad; f_equal; apply mv_ext;
+  right. unfold rq, qform. f_equal; [apply rsum_ext; intros a _; rewrite Hpad; f_equal; apply mv_ext;
     [reflexivity|intros; apply Hpad]|apply nsq_ext; intros; apply Hpad].
 Qed.
 
-Lemma quad_idm : forall n x, quad n idm x = nsq n x.
-Proof. intros. unfold quad, nsq. apply rsum_ext. intros a Ha. rewrite mv_idm by exact Ha. reflexivity. Qed.
+Lemma quad_idm : forall n x, qform n idm x = nsq n x.
+Proof. intros. unfold qform, nsq. apply rsum_ext. intros a Ha. rewrite mv_idm by exact Ha. reflexivity. Qed.
 
 Theorem cf_idm : forall n i, (i < n)%nat -> cf_eig n idm i = 1.
 Proof.
@@ -345,9 +349,9 @@ Qed.
 
 (** ** Gram matrices *)
 
-Lemma quad_gram : forall p q (Z : nat -> nat -> R) x, quad p (mmul q Z (mtr Z)) x = nsq q (mv p (mtr Z) x).
+Lemma quad_gram : forall p q (Z : nat -> nat -> R) x, qform p (mmul q Z (mtr Z)) x = nsq q (mv p (mtr Z) x).
 Proof.
-  intros p q Z x. unfold quad. rewrite (rsum_ext p _ (fun a => rsum q (fun l => x a * Z a l * mv p (mtr Z) x l))).
+  intros p q Z x. unfold qform. rewrite (rsum_ext p _ (fun a => rsum q (fun l => x a * Z a l * mv p (mtr Z) x l))).
   2:{ intros a _. rewrite mv_mmul. unfold mv at 1. rewrite <- rsum_scal. apply rsum_ext. intros; ring. }
   rewrite rsum_swap. unfold nsq. apply rsum_ext. intros l _. rewrite <- rsum_mulr. f_equal.
   unfold mv, mtr. apply rsum_ext. intros; ring.
@@ -392,7 +396,7 @@ Proof.
   change (mmul p (mtr Z) Z) with (mmul p (mtr Z) (mtr (mtr Z))). rewrite (quad_gram q p (mtr Z) w).
   (* [||w||^2 = <x, Z w>], Cauchy-Schwarz *)
   assert (E : nsq q w = rsum p (fun a => x a * mv q Z w a)).
-  { unfold w. rewrite <- quad_gram. unfold quad. apply rsum_ext. intros a _. rewrite mv_mmul. reflexivity. }
+  { unfold w. rewrite <- quad_gram. unfold qform. apply rsum_ext. intros a _. rewrite mv_mmul. reflexivity. }
   pose proof (cauchy_schwarz p x (mv q Z w)) as CS. rewrite <- E in CS. fold (nsq p x) in CS.
   change (rsum p (fun j => mv q Z w j * mv q Z w j)) with (nsq p (mv q Z w)) in CS.
   change (mv q (mtr (mtr Z)) w) with (mv q Z w).
@@ -513,9 +517,9 @@ Qed.
 Lemma nsq_scal : forall n c x, nsq n (fun a => c * x a) = c * c * nsq n x.
 Proof. intros. unfold nsq. rewrite <- rsum_scal. apply rsum_ext. intros; ring. Qed.
 
-Lemma quad_scal : forall n M c x, quad n M (fun a => c * x a) = c * c * quad n M x.
+Lemma quad_scal : forall n M c x, qform n M (fun a => c * x a) = c * c * qform n M x.
 Proof.
-  intros. unfold quad. rewrite <- rsum_scal. apply rsum_ext. intros a _. rewrite mv_scal. ring.
+  intros. unfold qform. rewrite <- rsum_scal. apply rsum_ext. intros a _. rewrite mv_scal. ring.
 Qed.
 
 Lemma mv_one : forall (x y : nat -> R) a, mv 1 (fun (b _ : nat) => x b) y a = y O * x a.
@@ -545,9 +549,9 @@ Qed.
 (** ** Ostrowski (Lemma G.0): [lambda_i(S A S^T) = theta_i lambda_i(A)], [theta_i] between the extreme eigenvalues of [S^T S] *)
 
 Lemma quad_congruence : forall k (S Am : nat -> nat -> R) x,
-  quad k (mmul k (mmul k S Am) (mtr S)) x = quad k Am (mv k (mtr S) x).
+  qform k (mmul k (mmul k S Am) (mtr S)) x = qform k Am (mv k (mtr S) x).
 Proof.
-  intros k S Am x. unfold quad.
+  intros k S Am x. unfold qform.
   rewrite (rsum_ext k _ (fun a => rsum k (fun l => x a * S a l * mv k Am (mv k (mtr S) x) l))).
   2:{ intros a _. rewrite !mv_mmul. unfold mv at 1. rewrite <- rsum_scal. apply rsum_ext. intros; ring. }
   rewrite rsum_swap. apply rsum_ext. intros l _. rewrite <- rsum_mulr. f_equal.
@@ -732,8 +736,8 @@ Proof.
   - intros b _. destruct (Nat.eq_dec a b) as [E|E], (Nat.eq_dec b a) as [E2|E2]; try lia; [subst b; ring|ring].
 Qed.
 
-Lemma quad_diag : forall k lam x, quad k (diagm lam) x = rsum k (fun a => lam a * (x a * x a)).
-Proof. intros. unfold quad. apply rsum_ext. intros a Ha. rewrite mv_diag by exact Ha. ring. Qed.
+Lemma quad_diag : forall k lam x, qform k (diagm lam) x = rsum k (fun a => lam a * (x a * x a)).
+Proof. intros. unfold qform. apply rsum_ext. intros a Ha. rewrite mv_diag by exact Ha. ring. Qed.
 
 Lemma in_filter_seq : forall (f : nat -> bool) k a, In a (filter f (seq 0 k)) -> (a < k)%nat /\ f a = true.
 Proof. intros f k a H. apply filter_In in H. destruct H as [H1 H2]. apply in_seq in H1. split; [lia|exact H2]. Qed.
@@ -1033,3 +1037,297 @@ Theorem cf_certify_stack_theorem_g_end_to_end : forall m n d (A B L U Pm Mh GAh 
   g_lower_end lv c grow shrink i <= sqrt (cf_eig n (mmul m (mtr (mmul d A (mtr B))) (mmul d A (mtr B))) i)
     <= g_upper_end lv c grow shrink i.
 Proof. exact (certify_stack_theorem_g_end_to_end cf_eig cf_weyl_h cf_gram_swap cf_gram_psd cf_idm cf_sorted_h cf_diag cf_ostrowski). Qed.
+
+(** ** Sylvester's law of inertia for [T - mu I = L D L^T] (Lemma S)
+
+    [SturmFloat.v] takes the count of negative pivots of [T_f - mu I] as
+    the number of eigenvalues below [mu] ([sylvester]) and Weyl for
+    tridiagonal matrices as named hypotheses on an ascending eigenvalue
+    function [lam f j]; for [lam f j := cf_eig n (trim d f) (n - 1 - j)]
+    both are proved here: [T_f - mu I = L diag(p) L^T] with [L] unit lower
+    bidiagonal, [L_(k+1,k) = f_k / p_k] ([ldl_entry]), [L] is invertible so
+    [lambda_min(L^T L) > 0] ([gram_min_pos]: an explicit left inverse from
+    [indep_span]), Ostrowski keeps the signs, and the diagonal's signs are
+    counted ([diag_upper], [diag_lower]). *)
+
+From Certbound Require Import IEEEFinite SturmFloat.
+
+Lemma rsum_support0 : forall n g, (forall r, (r < n)%nat -> g r = 0) -> rsum n g = 0.
+Proof. intros n g H. rewrite (rsum_ext n g (fun _ => 0)) by exact H. apply rsum_zero. Qed.
+
+Lemma rsum_support1 : forall n g k, (k < n)%nat -> (forall r, (r < n)%nat -> r <> k -> g r = 0) -> rsum n g = g k.
+Proof.
+  intros n g k Hk H. rewrite (rsum_ext n g (fun r => if Nat.eq_dec r k then g k else 0)).
+  - rewrite rsum_point. destruct (lt_dec k n); [reflexivity|lia].
+  - intros r Hr. destruct (Nat.eq_dec r k) as [->|Hne]; [reflexivity|apply H; assumption].
+Qed.
+
+Lemma rsum_support2 : forall n g k1 k2, (k1 < n)%nat -> (k2 < n)%nat -> k1 <> k2 ->
+  (forall r, (r < n)%nat -> r <> k1 -> r <> k2 -> g r = 0) -> rsum n g = g k1 + g k2.
+Proof.
+  intros n g k1 k2 H1 H2 Hne H.
+  rewrite (rsum_ext n g (fun r => (if Nat.eq_dec r k1 then g k1 else 0) + (if Nat.eq_dec r k2 then g k2 else 0))).
+  - rewrite rsum_add, !rsum_point. destruct (lt_dec k1 n), (lt_dec k2 n); try lia. reflexivity.
+  - intros r Hr. destruct (Nat.eq_dec r k1) as [E1|N1], (Nat.eq_dec r k2) as [E2|N2]; try lia.
+    + subst r. ring.
+    + subst r. ring.
+    + rewrite H by assumption. ring.
+Qed.
+
+Definition ldl_L (f p : nat -> R) (a r : nat) : R :=
+  if Nat.eq_dec a r then 1 else if Nat.eq_dec a (S r) then f r / p r else 0.
+
+(** [T_f - mu I = L diag(p) L^T] entrywise, [p] the exact pivots. *)
+Theorem ldl_entry : forall d mu n f, (forall i, (i < n)%nat -> pivots d mu (fun k => f k * f k) i <> 0) ->
+  forall a b, (a < n)%nat -> (b < n)%nat ->
+  rsum n (fun r => ldl_L f (pivots d mu (fun k => f k * f k)) a r * pivots d mu (fun k => f k * f k) r
+                   * ldl_L f (pivots d mu (fun k => f k * f k)) b r)
+  = trim d f a b - mu * idm a b.
+Proof.
+  intros d mu n f Hp a b Ha Hb. set (p := pivots d mu (fun k => f k * f k)) in *.
+  unfold trim, idm.
+  destruct (Nat.eq_dec a b) as [<-|Nab].
+  - destruct a as [|a'].
+    + rewrite (rsum_support1 n _ O Ha).
+      * unfold ldl_L. destruct (Nat.eq_dec 0 0); [|lia]. unfold p. simpl. ring.
+      * intros r Hr Hne. unfold ldl_L. destruct (Nat.eq_dec 0 r); [lia|]. destruct (Nat.eq_dec 0 (S r)); [lia|]. ring.
+    + rewrite (rsum_support2 n _ (S a') a' Ha ltac:(lia) ltac:(lia)).
+      * unfold ldl_L. destruct (Nat.eq_dec (S a') (S a')); [|lia]. destruct (Nat.eq_dec (S a') a'); [lia|].
+        destruct (Nat.eq_dec (S a') (S a')); [|lia].
+        assert (Hpa : p a' <> 0) by (apply Hp; lia).
+        assert (E : p (S a') = (d (S a') - mu) - f a' * f a' / p a') by reflexivity.
+        rewrite E. field. exact Hpa.
+      * intros r Hr N1 N2. unfold ldl_L. destruct (Nat.eq_dec (S a') r); [lia|].
+        destruct (Nat.eq_dec (S a') (S r)); [lia|]. ring.
+  - destruct (Nat.eq_dec (S a) b) as [<-|Nsa].
+    + rewrite (rsum_support1 n _ a Ha).
+      * unfold ldl_L. destruct (Nat.eq_dec a a); [|lia]. destruct (Nat.eq_dec (S a) a); [lia|].
+        destruct (Nat.eq_dec (S a) (S a)); [|lia]. field. apply Hp, Ha.
+      * intros r Hr Hne. unfold ldl_L.
+        destruct (Nat.eq_dec a r), (Nat.eq_dec a (S r)), (Nat.eq_dec (S a) r), (Nat.eq_dec (S a) (S r)); try lia; ring.
+    + destruct (Nat.eq_dec (S b) a) as [<-|Nsb].
+      * rewrite (rsum_support1 n _ b Hb).
+        -- unfold ldl_L. destruct (Nat.eq_dec b b); [|lia]. destruct (Nat.eq_dec (S b) b); [lia|].
+           destruct (Nat.eq_dec (S b) (S b)); [|lia]. field. apply Hp, Hb.
+        -- intros r Hr Hne. unfold ldl_L.
+           destruct (Nat.eq_dec (S b) r), (Nat.eq_dec (S b) (S r)), (Nat.eq_dec b r), (Nat.eq_dec b (S r)); try lia; ring.
+      * rewrite rsum_support0; [ring|]. intros r Hr. unfold ldl_L.
+        destruct (Nat.eq_dec a r), (Nat.eq_dec a (S r)), (Nat.eq_dec b r), (Nat.eq_dec b (S r)); try lia; ring.
+Qed.
+
+(** A square matrix with independent columns: [lambda_min(M^T M) > 0]. *)
+Lemma indep_transpose : forall n M, indep n n M -> indep n n (mtr M).
+Proof.
+  intros n M HM y Hy. destruct (indep_span n M HM y) as [x Hx].
+  assert (E : nsq n y = rsum n (fun l => x l * mv n (mtr M) y l)).
+  { unfold nsq. rewrite (rsum_ext n (fun j => y j * y j) (fun a => rsum n (fun l => y a * M a l * x l))).
+    - rewrite rsum_swap. apply rsum_ext. intros l _. unfold mv, mtr. rewrite <- rsum_scal. apply rsum_ext.
+      intros; ring.
+    - intros a Ha. rewrite <- (Hx a Ha) at 2. unfold mv. rewrite <- rsum_scal. apply rsum_ext. intros; ring. }
+  assert (H0 : nsq n y = 0).
+  { rewrite E. apply rsum_support0. intros l Hl. rewrite (nsq_zero n _ Hy l Hl). ring. }
+  intros j Hj. exact (nsq_zero n y H0 j Hj).
+Qed.
+
+Theorem gram_min_pos : forall n M, (1 <= n)%nat -> indep n n M -> 0 < cf_eig n (mmul n (mtr M) M) (n - 1).
+Proof.
+  intros n M Hn HM. pose proof (indep_transpose n M HM) as HMt.
+  destruct (finite_choice n (fun j w => forall l, (l < n)%nat -> mv n (mtr M) w l = eunit j l)) as [W HW].
+  { intros j _. apply (indep_span n (mtr M) HMt (eunit j)). }
+  set (F := rsum n (fun j => rsum n (fun a => W a j * W a j))).
+  assert (HF : 0 <= F) by (apply rsum_nonneg; intros; apply rsum_nonneg; intros; apply Rle_0_sqr).
+  (* [x_j = sum_a W_aj (M x)_a] *)
+  assert (Hleft : forall x j, (j < n)%nat -> x j = rsum n (fun a => W a j * mv n M x a)).
+  { intros x j Hj. transitivity (rsum n (fun l => x l * mv n (mtr M) (fun a => W a j) l)).
+    - rewrite (rsum_ext n _ (fun l => x l * eunit j l)) by (intros l Hl; rewrite HW by assumption; reflexivity).
+      rewrite (rsum_support1 n _ j Hj); [unfold eunit; destruct (Nat.eq_dec j j); [ring|lia]|].
+      intros r _ Hr. unfold eunit. destruct (Nat.eq_dec r j); [lia|ring].
+    - unfold mv, mtr. rewrite (rsum_ext n _ (fun l => rsum n (fun a => W a j * M a l * x l)))
+        by (intros; rewrite <- rsum_scal; apply rsum_ext; intros; ring).
+      rewrite rsum_swap. apply rsum_ext. intros a _. rewrite <- rsum_scal. apply rsum_ext. intros; ring. }
+  assert (Hkey : forall x, nsq n x <= F * nsq n (mv n M x)).
+  { intros x. unfold F. rewrite rsum_mulr. unfold nsq at 1. apply rsum_le. intros j Hj.
+    rewrite (Hleft x j Hj). apply (cauchy_schwarz n (fun a => W a j) (mv n M x)). }
+  set (V := idm). assert (HV : indep n (S (n - 1)) idm) by (apply idm_indep; lia).
+  eapply Rlt_le_trans; [|apply (eig_ge n _ (n - 1) idm HV)].
+  apply Rlt_le_trans with (/ (F + 1)); [apply Rinv_0_lt_compat; lra|].
+  apply low_ge; [exact HV|]. intros y Hy. unfold rq.
+  change (mmul n (mtr M) M) with (mmul n (mtr M) (mtr (mtr M))). rewrite quad_gram.
+  change (mv n (mtr (mtr M)) (mv (S (n - 1)) idm y)) with (mv n M (mv (S (n - 1)) idm y)).
+  pose proof (Hkey (mv (S (n - 1)) idm y)) as Hk. pose proof (nsq_nonneg n (mv n M (mv (S (n - 1)) idm y))).
+  apply (Rmult_le_reg_r (nsq n (mv (S (n - 1)) idm y))); [exact Hy|].
+  unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra.
+  apply (Rmult_le_reg_l (F + 1)); [lra|]. rewrite <- Rmult_assoc, Rinv_r, Rmult_1_l by lra. nra.
+Qed.
+
+(** [L] is invertible: forward substitution. *)
+Lemma ldl_L_mv : forall n f p x a, (a < n)%nat ->
+  mv n (ldl_L f p) x a = x a + (match a with O => 0 | S a' => f a' / p a' * x a' end).
+Proof.
+  intros n f p x a Ha. unfold mv. destruct a as [|a'].
+  - rewrite (rsum_support1 n _ O Ha).
+    + unfold ldl_L. destruct (Nat.eq_dec 0 0); [ring|lia].
+    + intros r _ Hr. unfold ldl_L. destruct (Nat.eq_dec 0 r); [lia|]. destruct (Nat.eq_dec 0 (S r)); [lia|ring].
+  - rewrite (rsum_support2 n _ (S a') a' Ha ltac:(lia) ltac:(lia)).
+    + unfold ldl_L. destruct (Nat.eq_dec (S a') (S a')); [|lia]. destruct (Nat.eq_dec (S a') a'); [lia|].
+      destruct (Nat.eq_dec (S a') (S a')); [ring|lia].
+    + intros r _ N1 N2. unfold ldl_L. destruct (Nat.eq_dec (S a') r); [lia|].
+      destruct (Nat.eq_dec (S a') (S r)); [lia|ring].
+Qed.
+
+Lemma ldl_L_indep : forall n f p, indep n n (ldl_L f p).
+Proof.
+  intros n f p x Hx.
+  assert (H0 : forall a, (a < n)%nat -> mv n (ldl_L f p) x a = 0) by (intros a Ha; apply (nsq_zero n _ Hx a Ha)).
+  intros j. induction j as [|j IH]; intros Hj.
+  - specialize (H0 O Hj). rewrite ldl_L_mv in H0 by exact Hj. lra.
+  - specialize (H0 (S j) Hj). rewrite ldl_L_mv in H0 by exact Hj. rewrite IH in H0 by lia. lra.
+Qed.
+
+(** The shift: [lambda_i(X - mu I) = lambda_i(X) - mu]. *)
+Lemma quad_shift : forall n X mu x, qform n (fun a b => X a b - mu * idm a b) x = qform n X x - mu * nsq n x.
+Proof.
+  intros n X mu x. unfold qform, nsq. rewrite <- rsum_scal, <- rsum_sub. apply rsum_ext. intros a Ha.
+  rewrite mv_sub.
+  assert (E : mv n (fun a b => mu * idm a b) x a = mu * x a).
+  { unfold mv. rewrite (rsum_ext n _ (fun j => mu * (idm a j * x j))) by (intros; ring).
+    rewrite rsum_scal. fold (mv n idm x a). rewrite mv_idm by exact Ha. reflexivity. }
+  rewrite E. ring.
+Qed.
+
+Lemma cf_shift : forall n X mu i, (i < n)%nat -> cf_eig n (fun a b => X a b - mu * idm a b) i = cf_eig n X i - mu.
+Proof.
+  intros n X mu i Hi. apply Rle_antisym.
+  - enough (cf_eig n (fun a b => X a b - mu * idm a b) i <= cf_eig n X i + - mu) by lra.
+    apply eig_mono; [exact Hi|]. intros x. rewrite quad_shift. lra.
+  - enough (cf_eig n X i <= cf_eig n (fun a b => X a b - mu * idm a b) i + mu) by lra.
+    apply eig_mono; [exact Hi|]. intros x. rewrite quad_shift. lra.
+Qed.
+
+(** A positive lower bound on the absolute values of finitely many nonzero reals. *)
+Lemma min_abs_pos : forall n (p : nat -> R), (forall a, (a < n)%nat -> p a <> 0) ->
+  exists dl, 0 < dl /\ forall a, (a < n)%nat -> dl <= Rabs (p a).
+Proof.
+  induction n as [|n IH]; intros p H.
+  - exists 1. split; [lra|]. intros; lia.
+  - destruct (IH p) as (dl & Hdl & Hb); [intros; apply H; lia|].
+    exists (Rmin dl (Rabs (p n))). split.
+    + apply Rmin_pos; [exact Hdl|apply Rabs_pos_lt, H; lia].
+    + intros a Ha. destruct (Nat.eq_dec a n) as [->|Hne]; [apply Rmin_r|].
+      eapply Rle_trans; [apply Rmin_l|apply Hb; lia].
+Qed.
+
+Lemma count_signs : forall n (p : nat -> R) dl, 0 < dl -> (forall a, (a < n)%nat -> dl <= Rabs (p a)) ->
+  (length (filter (fun a => if Rlt_dec (- dl) (p a) then true else false) (seq 0 n)) + negcount p n = n)%nat /\
+  (length (filter (fun a => if Rle_dec dl (p a) then true else false) (seq 0 n)) + negcount p n = n)%nat.
+Proof.
+  induction n as [|n IH]; intros p dl Hdl H; [simpl; lia|].
+  destruct (IH p dl Hdl) as [H1 H2]; [intros; apply H; lia|].
+  rewrite seq_S, !filter_app, !app_length. simpl negcount. simpl.
+  pose proof (H n ltac:(lia)) as Hn. unfold Rabs in Hn.
+  destruct (Rcase_abs (p n)) as [Hneg|Hpos].
+  - destruct (Rlt_dec (- dl) (p n)); [lra|]. destruct (Rle_dec dl (p n)); [lra|].
+    destruct (Rlt_dec (p n) 0); [|lra]. simpl. lia.
+  - destruct (Rlt_dec (- dl) (p n)); [|lra]. destruct (Rle_dec dl (p n)); [|lra].
+    destruct (Rlt_dec (p n) 0); [lra|]. simpl. lia.
+Qed.
+
+Theorem cf_sylvester : forall d mu n f,
+  (forall i, (i < n)%nat -> pivots d mu (fun k => f k * f k) i <> 0) ->
+  forall j, (j < n)%nat ->
+  ((j < negcount (pivots d mu (fun k => (f k * f k)%R)) n)%nat -> cf_eig n (trim d f) (n - 1 - j) < mu) /\
+  ((negcount (pivots d mu (fun k => (f k * f k)%R)) n <= j)%nat -> mu <= cf_eig n (trim d f) (n - 1 - j)).
+Proof.
+  intros d mu n f Hp j Hj. set (p := pivots d mu (fun k => f k * f k)) in *.
+  set (i := (n - 1 - j)%nat). assert (Hi : (i < n)%nat) by (unfold i; lia).
+  set (L := ldl_L f p).
+  (* [lambda_i(T_f) - mu = theta lambda_i(diag p)], [theta > 0] *)
+  assert (E1 : cf_eig n (trim d f) i - mu = cf_eig n (mmul n (mmul n L (diagm p)) (mtr L)) i).
+  { rewrite <- cf_shift by exact Hi. apply cf_eig_ext; [|exact Hi]. intros a b Ha Hb.
+    rewrite diag_congruence. unfold L, p. symmetry. apply ldl_entry; assumption. }
+  assert (Hpos : 0 < cf_eig n (mmul n (mtr L) L) (n - 1)) by (apply gram_min_pos; [lia|apply ldl_L_indep]).
+  destruct (ostrowski_cf n L (diagm p) ltac:(lia) Hpos i Hi) as (th & Hth & Eth).
+  assert (Hth0 : 0 < th) by lra.
+  destruct (min_abs_pos n p Hp) as (dl & Hdl & Hb).
+  destruct (count_signs n p dl Hdl Hb) as [C1 C2].
+  split; intros Hc.
+  - (* [i >= n - c]: at most [i] pivots exceed [-dl], so [lambda_i(diag p) <= -dl < 0] *)
+    assert (Hd : cf_eig n (diagm p) i <= - dl) by (apply diag_upper; [exact Hi|unfold i in *; lia]).
+    assert (th * cf_eig n (diagm p) i < 0) by nra. lra.
+  - (* [i < n - c]: at least [i + 1] pivots are [>= dl], so [lambda_i(diag p) >= dl > 0] *)
+    assert (Hd : dl <= cf_eig n (diagm p) i) by (apply diag_lower; unfold i in *; lia).
+    assert (0 < th * cf_eig n (diagm p) i) by nra. lra.
+Qed.
+
+Theorem cf_weyl_trim : forall d e n f c,
+  opbound n n (fun i j => trim d f i j - trim d e i j) c ->
+  forall j, (j < n)%nat -> Rabs (cf_eig n (trim d f) (n - 1 - j) - cf_eig n (trim d e) (n - 1 - j)) <= c.
+Proof. intros d e n f c H j Hj. apply cf_weyl; [exact H|lia]. Qed.
+
+(** Lemma S's count enclosure with no linear-algebra premise: the count [c]
+    of negative pivots of the code's recurrence brackets the Courant-Fischer
+    eigenvalues of the stored [T = trim d e] ([j]-th smallest is
+    [cf_eig n T (n - 1 - j)]). *)
+Theorem cf_lemma_s_count_enclosure : forall (d e : nat -> R) (mu : R) (n : nat),
+  (forall i, format (d i)) -> format mu ->
+  (forall k, (S k < n)%nat -> e k = 0 \/ min_normal < sq e k) ->
+  (forall k, (S k < n)%nat -> sq e k = 0 \/ min_normal < Rabs (quot d e mu k)) ->
+  (forall i, (i < n)%nat -> q d e mu i <> 0) ->
+  forall emx delta, 0 <= emx -> (forall k, (S k < n)%nat -> Rabs (e k) <= emx) -> 2 * emx * rho <= delta ->
+  forall j, (j < n)%nat ->
+  ((j < negcount (q d e mu) n)%nat -> cf_eig n (trim d e) (n - 1 - j) < mu + delta) /\
+  ((negcount (q d e mu) n <= j)%nat -> mu - delta <= cf_eig n (trim d e) (n - 1 - j)).
+Proof.
+  intros d e mu n Hd Hm Ge Gq G0 emx delta H0 Hemx Hdl j Hj.
+  exact (lemma_s_count_enclosure d e mu n Hd Hm Ge Gq G0 (fun f j => cf_eig n (trim d f) (n - 1 - j))
+           (fun f Hf j Hj => cf_sylvester d mu n f Hf j Hj) (fun f c Hc j Hj => cf_weyl_trim d e n f c Hc j Hj)
+           emx delta H0 Hemx Hdl j Hj).
+Qed.
+
+(** The normalised path ([tridiagonal._sturm_normalised]) on IEEE floats, likewise. *)
+Theorem cf_sturm_normalised_enclosure :
+  forall (bd be : nat -> b64) (bmu : b64) (n : nat),
+  (forall i, is_finite (bd i) = true) -> (forall k, is_finite (be k) = true) -> is_finite bmu = true ->
+  (forall i, (i < n)%nat -> Rabs (B2R (bd i)) < 2) ->
+  (forall k, (S k < n)%nat -> Rabs (B2R (be k)) < 2) ->
+  (forall k, (S k < n)%nat -> B2R (be k) = 0 \/ bpow radix2 (-300) <= Rabs (B2R (be k))) ->
+  Rabs (B2R bmu) <= 8 ->
+  (forall i, (i < n)%nat -> is_finite (bq bd be bmu i) = true ->
+     bpow radix2 (-400) <= Rabs (B2R (bq bd be bmu i))) ->
+  forall emx delta, 0 <= emx -> (forall k, (S k < n)%nat -> Rabs (B2R (be k)) <= emx) ->
+  2 * emx * rho <= delta ->
+  forall j, (j < n)%nat ->
+  ((j < negcount (fun i => B2R (bq bd be bmu i)) n)%nat ->
+     cf_eig n (trim (fun i => B2R (bd i)) (fun k => B2R (be k))) (n - 1 - j) < B2R bmu + delta) /\
+  ((negcount (fun i => B2R (bq bd be bmu i)) n <= j)%nat ->
+     B2R bmu - delta <= cf_eig n (trim (fun i => B2R (bd i)) (fun k => B2R (be k))) (n - 1 - j)).
+Proof.
+  intros bd be bmu n Hd He Hm Hds Hes Het Hms Ht emx delta H0 Hemx Hdl j Hj.
+  exact (sturm_normalised_enclosure bd be bmu n Hd He Hm Hds Hes Het Hms Ht
+           (fun f j => cf_eig n (trim (fun i => B2R (bd i)) f) (n - 1 - j))
+           (fun f Hf j Hj => cf_sylvester (fun i => B2R (bd i)) (B2R bmu) n f Hf j Hj)
+           (fun f c Hc j Hj => cf_weyl_trim (fun i => B2R (bd i)) (fun k => B2R (be k)) n f c Hc j Hj)
+           emx delta H0 Hemx Hdl j Hj).
+Qed.
+
+(** The guarded path ([tridiagonal._sturm_guarded]) on IEEE floats, likewise. *)
+Theorem cf_sturm_counts_enclosure :
+  forall (bd be : nat -> b64) (bmu : b64) (n : nat),
+  (forall i, (i < n)%nat -> is_finite (bq bd be bmu i) = true /\ B2R (bq bd be bmu i) <> 0) ->
+  (forall k, (S k < n)%nat -> B2R (be k) = 0 \/ min_normal < B2R (bsq be k)) ->
+  (forall k, (S k < n)%nat -> B2R (bsq be k) = 0 \/ min_normal < Rabs (B2R (bquot bd be bmu k))) ->
+  forall emx delta, 0 <= emx -> (forall k, (S k < n)%nat -> Rabs (B2R (be k)) <= emx) ->
+  2 * emx * rho <= delta ->
+  forall j, (j < n)%nat ->
+  ((j < negcount (fun i => B2R (bq bd be bmu i)) n)%nat ->
+     cf_eig n (trim (fun i => B2R (bd i)) (fun k => B2R (be k))) (n - 1 - j) < B2R bmu + delta) /\
+  ((negcount (fun i => B2R (bq bd be bmu i)) n <= j)%nat ->
+     B2R bmu - delta <= cf_eig n (trim (fun i => B2R (bd i)) (fun k => B2R (be k))) (n - 1 - j)).
+Proof.
+  intros bd be bmu n Hq Ge Gq emx delta H0 Hemx Hdl j Hj.
+  exact (sturm_counts_enclosure bd be bmu n Hq Ge Gq
+           (fun f j => cf_eig n (trim (fun i => B2R (bd i)) f) (n - 1 - j))
+           (fun f Hf j Hj => cf_sylvester (fun i => B2R (bd i)) (B2R bmu) n f Hf j Hj)
+           (fun f c Hc j Hj => cf_weyl_trim (fun i => B2R (bd i)) (fun k => B2R (be k)) n f c Hc j Hj)
+           emx delta H0 Hemx Hdl j Hj).
+Qed.
