@@ -48,6 +48,7 @@ in *squared* units of W.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -292,6 +293,7 @@ def rounded_gram(
     rho_c: list[float] = []  # per chunk: a float r_C with ρ(N_C) ≤ (r_C + η)/(1 − u)
     ones = np.ones(m)
     bufs: dict[int, np.ndarray] = {}
+    inflate = fperror._inflate_in_place
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for a, b in chunks:
             # Column chunks, running sum (Lemma 2.5): γ_{b+q−1} instead of γ_n.
@@ -308,27 +310,31 @@ def rounded_gram(
                 Gc = fperror.syrk_rows_upper(Wc, out=Gc if Gc is not None else np.zeros((m, m), order="F"))
                 G += Gc  # one rounded addition per entry and chunk (a full add: faster than upper blocks)
             aW = np.abs(Wc, out=buf)  # one chunk of |Ws| (≤ m × chunk when chunked)
-            y = fperror._inflate(ones @ aW, m)  # ≥ |Ws_C|ᵀ𝟙 (products by 1 are exact), complete within the chunk
+            # _inflate's floats in place on fresh temporaries (overflow ignored by the errstate above).
+            y = inflate(ones @ aW, m)  # ≥ |Ws_C|ᵀ𝟙 (products by 1 are exact), complete within the chunk
             if per_chunk:
-                z1 = fperror._inflate(aW @ y, b - a)  # ≥ N_C𝟙 > 0 (N_C = |Ws_C||Ws_C|ᵀ)
-                z2 = fperror._inflate(aW @ fperror._inflate(z1 @ aW, m), b - a)  # ≥ N_C z1
-                r1, r2 = float(np.max(z1)), float(np.max(z2 / z1))
-                finite = [r for r in (r1, r2) if np.isfinite(r)]
-                rho_c.append(min(finite) if finite else np.inf)
+                z1 = inflate(aW @ y, b - a)  # ≥ N_C𝟙 > 0 (N_C = |Ws_C||Ws_C|ᵀ)
+                z2 = inflate(aW @ inflate(z1 @ aW, m), b - a)  # ≥ N_C z1
+                r1, r2 = float(z1.max()), float((z2 / z1).max())
+                finite = [r for r in (r1, r2) if math.isfinite(r)]
+                rho_c.append(min(finite) if finite else math.inf)
             else:
                 z += aW @ y
         del Gc
         if G is None:
             G = np.zeros((m, m), order="F")
         fperror.mirror_upper(G)
-        z = fperror._inflate(z, n)
+        z = inflate(z, n)
     with working_precision():
         if per_chunk:
-            total = arb(0)
-            for r in rho_c:
-                total += arb.pos_inf() if not np.isfinite(r) else (arb_from_float(r) + arb(fperror.ETA)) / (
-                    1 - arb(fperror.UNIT_ROUNDOFF))
-            norm_n = total  # ≥ Σ_C ρ(N_C) ≥ ρ(N) = ‖N‖₂
+            # Σ_C (r_C + η)/(1 − u) = (Σ_C r_C + qη)/(1 − u), evaluated outward in Arb.
+            if all(math.isfinite(r) for r in rho_c):
+                total = arb(0)
+                for r in rho_c:
+                    total += arb_from_float(r)
+                norm_n = (total + len(rho_c) * arb(fperror.ETA)) / (1 - arb(fperror.UNIT_ROUNDOFF))
+            else:
+                norm_n = arb.pos_inf()  # ≥ Σ_C ρ(N_C) ≥ ρ(N) = ‖N‖₂
         else:
             norm_n = abs_gram_norm_upper(Ws, first=z)
         beta = fperror.gamma(k) * norm_n + 4 * n * m * arb(fperror.ETA)

@@ -458,3 +458,19 @@ def test_intersect_ends_keeps_the_better_end_and_refuses_disjoint():
     # Disjoint enclosures cannot both be valid: the fast one (first) is kept there.
     out = svd_mod._intersect_ends(balls([1.0], [2.0]), balls([3.0], [4.0]))
     assert out.lower.tolist() == [1.0] and out.upper.tolist() == [2.0]
+
+
+@pytest.mark.parametrize("k", [1, 3, 128, 1536, 2**20])
+def test_inflate_in_place_is_inflate_bit_for_bit(k):
+    from certbound.enclose import fperror
+
+    rng = np.random.default_rng(k)
+    v = np.concatenate([rng.random(50) * 10.0 ** rng.integers(-300, 300, 50), [0.0, 5e-324, 1e308, 1.7e308]])
+    with np.errstate(over="ignore"):
+        expected = fperror._inflate(v.copy(), k)
+        got = fperror._inflate_in_place(w := v.copy(), k)
+    assert got is w and np.array_equal(got, expected)
+    # and it bounds the exact sum model of Lemma 2.2 (v an exact k-term value here): (v + kη)/(1 − γ_k) ≤ result
+    u = Fraction(1, 2**53)
+    for x, y in zip(v.tolist()[:10], got.tolist()[:10]):
+        assert (Fraction(x) + k * Fraction(1, 2**1074)) / (1 - k * u / (1 - k * u)) <= Fraction(y)
