@@ -1,0 +1,654 @@
+"""Theorem G-R: the Gram certificate from Householder reflectors, without forming Q̂.
+
+Theorem G-T (proofs/enclosure-gram.md §1a) holds for *any* real Q̂. Mode
+``gram`` takes LAPACK's ``dorgqr`` output and pays for it three times: the
+``dorgqr`` itself, α = ‖Q̂ᵀQ̂ − I‖₂ (a SYRK-like pass) and the residual
+‖Ĝ − Q̂TQ̂ᵀ‖₂ (half a GEMM and |·| passes). Theorem G-R
+(proofs/enclosure-reconstruct.md) takes instead the *exact* real matrix
+
+    Q := Q₁⋯Q_K,    Q_j := I − V_j T_j V_jᵀ,
+
+defined by the float reflectors V_j of ``dsytrd`` (blocks of
+:data:`RECONSTRUCT_BLOCK`) and float upper-triangular T_j of our own; Q is
+never formed. α comes from b×b quantities per block (Lemmas R.1, R.2), and e
+from one floating-point reconstruction Â₀ ≈ QTQᵀ (the blocks applied to T in
+reverse, BLAS-3: ``dsymm`` + ``dsyr2k``) with an a-priori bound on its
+rounding (Lemmas R.3, R.4) plus the computed ‖Ĝ − Â₀‖₂. The a-priori bound
+is about 10²–10³ times today's e, so the σ's are wider than mode ``gram``'s
+(proofs/enclosure-reconstruct.md §6–§7): mode ``auto`` uses it only where it
+meets its width target; mode ``gram`` keeps Theorem G-T.
+
+Nothing about LAPACK is assumed: any floats give valid (possibly wide)
+bounds, or None.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> W = rng.standard_normal((40, 160))
+>>> G = W @ W.T
+>>> G = np.triu(G) + np.triu(G, 1).T          # exactly symmetric, as rounded_gram's Ĝ
+>>> ref = householder_reflectors(G)
+>>> alpha, e = reconstruction_bounds(G, *ref, block=8)
+>>> bool(0 <= alpha < 1e-10), bool(0 <= e < 1e-9 * np.linalg.norm(G, 2))
+(True, True)
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, NamedTuple
+
+import numpy as np
+import scipy.linalg.cython_blas as _cython_blas
+import scipy.linalg.lapack as _lapack
+from flint import arb
+
+from certbound.enclose import gram as _gram
+from certbound.enclose import tridiagonal
+from certbound.enclose.fperror import ETA, UNIT_ROUNDOFF, _inflate, _sumsq_upper
+from certbound.ball import float_upper, working_precision
+
+__all__ = [
+    "RECONSTRUCT_BLOCK",
+    "RECONSTRUCT_CHUNK",
+    "RECONSTRUCT_SYMM_CHUNK",
+    "RECONSTRUCT_MIN_ORDER",
+    "NORM_SQUARINGS",
+    "householder_reflectors",
+    "reconstruction_bounds",
+    "certify_reconstructed",
+]
+
+#: Reflectors per block b (ours to choose; need not match dsytrd's). The a-priori error grows with
+#: ‖|U_j|‖ ~ √b per block but the number of blocks K = k/b falls; measured on all-MiniLM-L6-v2's FFN
+#: matrices (proofs/enclosure-reconstruct.md §7).
+RECONSTRUCT_BLOCK = 32
+#: Row-chunk length of the n-long inner products S = VᵀV and Z = VᵀY (Lemma 2.5: γ_{c+q−1} instead of γ_n).
+RECONSTRUCT_CHUNK = 32
+#: Inner chunk length of the dsymm Y = X̃U (Lemma 2.5 over X̃'s columns: three BLAS calls per chunk) when n > 2·this.
+RECONSTRUCT_SYMM_CHUNK = 128
+#: Smallest order tried (below it Theorem G with eigenvectors is cheaper, as for Theorem G-T).
+RECONSTRUCT_MIN_ORDER = 192
+#: Gram squarings of Lemma T6 for ‖T_j‖₂ and ‖S̃_j‖₂ (overestimate ≤ b^{1/2^{L+1}}: ≤ 1.12 at b = 32).
+NORM_SQUARINGS = 4
+
+_U = UNIT_ROUNDOFF
+_INF = np.inf
+
+
+# --------------------------------------------------------------------------- BLAS with leading dimensions
+
+_BLAS: dict[str, Any] | None = None
+#: Diagnostics: if set to a dict, :func:`_bounds` stores its per-block terms there (bench/bench_reconstruct.py).
+_BREAKDOWN: dict | None = None
+
+
+def _fortran_blas() -> dict[str, Any] | None:
+    """scipy's Fortran BLAS ``dgemm``, ``dsymm``, ``dsyr2k`` as ctypes functions (in-place, with lda); None if unavailable.
+
+    scipy exports its BLAS through the Cython API of ``scipy.linalg.cython_blas``
+    (PyCapsules); the f2py wrappers of ``scipy.linalg.blas`` would copy every
+    trailing sub-block. Any failure to bind makes the certificate unavailable
+    (the caller falls back to Theorem G-T), never a wrong call.
+    """
+    global _BLAS
+    if _BLAS is None:
+        try:
+            get = ctypes.pythonapi.PyCapsule_GetPointer
+            get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+            name = ctypes.pythonapi.PyCapsule_GetName
+            name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+            fns = {}
+            for f, nargs in (("dgemm", 13), ("dsymm", 12), ("dsyr2k", 12)):
+                cap = _cython_blas.__pyx_capi__[f]
+                fns[f] = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * nargs))(get(cap, name(cap)))
+            _BLAS = fns
+        except Exception:  # noqa: BLE001 — any binding problem: the certificate is simply not offered
+            _BLAS = {}
+    return _BLAS or None
+
+
+def _c(ch: bytes) -> Any:
+    return ctypes.byref(ctypes.c_char(ch))
+
+
+def _i(v: int) -> Any:
+    return ctypes.byref(ctypes.c_int(v))
+
+
+def _d(v: float) -> Any:
+    return ctypes.byref(ctypes.c_double(v))
+
+
+def _fortran_operand(A: np.ndarray) -> tuple[bytes, int]:
+    """(op, ld) for a 2-D float64 view: F-ordered with a leading dimension → "N", C-ordered → "T" (its transpose is F)."""
+    if A.dtype != np.float64 or A.ndim != 2:
+        raise ValueError("BLAS operand must be a 2-D float64 array")
+    r, c = A.strides
+    if r == 8 and c % 8 == 0 and (c // 8 >= A.shape[0] or A.shape[1] == 1):
+        return b"N", max(c // 8, A.shape[0], 1)
+    if c == 8 and r % 8 == 0 and (r // 8 >= A.shape[1] or A.shape[0] == 1):
+        return b"T", max(r // 8, A.shape[1], 1)
+    raise ValueError(f"BLAS operand with strides {A.strides} is not a strided matrix")
+
+
+def _fortran_output(C: np.ndarray) -> int:
+    op, ld = _fortran_operand(C)
+    if op != b"N" or not C.flags.writeable:
+        raise ValueError("BLAS output must be a writeable F-ordered view")
+    return ld
+
+
+def _gemm(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
+    """``C[...] = fl(A @ B)`` by BLAS ``dgemm`` on strided views (C F-ordered): a classical product, inner A.shape[1]."""
+    (ta, lda), (tb, ldb), ldc = _fortran_operand(A), _fortran_operand(B), _fortran_output(C)
+    m, kk = A.shape
+    n = B.shape[1]
+    if B.shape[0] != kk or C.shape != (m, n):
+        raise ValueError(f"_gemm: shapes {A.shape} {B.shape} {C.shape}")
+    _fortran_blas()["dgemm"](_c(ta), _c(tb), _i(m), _i(n), _i(kk), _d(1.0), A.ctypes.data, _i(lda),
+                              B.ctypes.data, _i(ldb), _d(0.0), C.ctypes.data, _i(ldc))
+
+
+def _symm_lower(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
+    """``C[...] = fl(Â @ B)`` by ``dsymm`` where Â is the symmetric matrix of A's lower triangle (A F-ordered)."""
+    (ta, lda), (tb, ldb), ldc = _fortran_operand(A), _fortran_operand(B), _fortran_output(C)
+    m, n = B.shape
+    if ta != b"N" or tb != b"N" or A.shape != (m, m) or C.shape != (m, n):
+        raise ValueError(f"_symm_lower: shapes {A.shape} {B.shape} {C.shape}")
+    _fortran_blas()["dsymm"](_c(b"L"), _c(b"L"), _i(m), _i(n), _d(1.0), A.ctypes.data, _i(lda), B.ctypes.data,
+                              _i(ldb), _d(0.0), C.ctypes.data, _i(ldc))
+
+
+def _syr2k_lower_minus(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
+    """Lower triangle of C ← fl(C − A Bᵀ − B Aᵀ) by ``dsyr2k`` (α = −1, β = 1; A, B, C F-ordered views)."""
+    (ta, lda), (tb, ldb), ldc = _fortran_operand(A), _fortran_operand(B), _fortran_output(C)
+    n, kk = A.shape
+    if ta != b"N" or tb != b"N" or B.shape != (n, kk) or C.shape != (n, n):
+        raise ValueError(f"_syr2k_lower_minus: shapes {A.shape} {B.shape} {C.shape}")
+    _fortran_blas()["dsyr2k"](_c(b"L"), _c(b"N"), _i(n), _i(kk), _d(-1.0), A.ctypes.data, _i(lda), B.ctypes.data,
+                               _i(ldb), _d(1.0), C.ctypes.data, _i(ldc))
+
+
+# --------------------------------------------------------------------------- LAPACK
+
+
+def householder_reflectors(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """LAPACK ``dsytrd`` (lower, optimal blocked workspace) of a symmetric G: ``(c, d, e, tau)`` or None.
+
+    Reflector i (0 ≤ i ≤ k − 2) is ``v_i = (0, …, 0, 1, c[i+2:, i])`` with its 1 at
+    index i + 1; T = tridiag(e, d, e). Theorem G-R uses these floats as data
+    only (proofs/enclosure-reconstruct.md §1): τ only marks the reflectors
+    LAPACK skipped (τ = 0, H = I).
+
+    Parameters
+    ----------
+    G : (k, k) float64 array
+        Symmetric (only its lower triangle is read); not modified.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``(c, d, e, tau)``: c (k, k) Fortran-ordered, d (k,), e (k−1,), tau (k−1,);
+        None when LAPACK reports an error or d, e are not finite.
+
+    Raises
+    ------
+    ValueError
+        If G is not a square matrix.
+
+    Examples
+    --------
+    >>> c, d, e, tau = householder_reflectors(np.array([[2.0, 1.0, 1.0], [1.0, 2.0, 0.0], [1.0, 0.0, 2.0]]))
+    >>> d.shape, e.shape, float(tau[-1])       # the last reflector acts on one entry: τ = 0
+    ((3,), (2,), 0.0)
+    """
+    if np.ndim(G) != 2 or np.shape(G)[0] != np.shape(G)[1]:
+        raise ValueError(f"householder_reflectors: G must be a square matrix, got shape {np.shape(G)}")
+    k = G.shape[0]
+    if k < 2:
+        return None
+    try:
+        lw, info = _lapack.dsytrd_lwork(k, lower=1)
+        if info != 0:
+            return None
+        c, d, e, tau, info = _lapack.dsytrd(G, lower=1, lwork=max(int(lw), 1))
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    if info != 0 or not (np.all(np.isfinite(d)) and np.all(np.isfinite(e))):
+        return None
+    return np.asfortranarray(c), np.ascontiguousarray(d), np.ascontiguousarray(e), np.ascontiguousarray(tau)
+
+
+# --------------------------------------------------------------------------- outward float helpers
+
+
+def _up(x: Any) -> Any:
+    """One step toward +∞ (Lemma 10.1 of proofs/enclosure.md: succ(fl(z)) ≥ z for a finite rounded z)."""
+    return np.nextafter(x, _INF)
+
+
+def _gamma_up(m: Any) -> Any:
+    """Floats ≥ γ_m = m·u/(1 − m·u) (m·u and 1 − m·u are exact for m ≤ 2⁵²; one rounded division)."""
+    mu = np.asarray(m, dtype=np.float64) * _U
+    return _up(mu / (1.0 - mu))
+
+
+def _sqrt_up(x: Any) -> Any:
+    return _up(np.sqrt(x))
+
+
+def _chunked_length(n: Any, chunk: int) -> Any:
+    """Lemma 2.5's γ index: n when n ≤ 2·chunk, else chunk + ⌈n/chunk⌉ − 1."""
+    n = np.asarray(n)
+    return np.where(n > 2 * chunk, chunk + -(-n // chunk) - 1, n)
+
+
+def _abs_norm_sq_upper(aA: np.ndarray, rows: int) -> np.ndarray:
+    """Per block, a float ≥ ‖|A_j|‖₂² = ρ(|A_j|ᵀ|A_j|) for a stack ``aA[j] = |A_j|ᵀ`` (b × rows, entries ≥ 0).
+
+    Lemma G.2 (Collatz–Wielandt) on the symmetric nonnegative N = |A|ᵀ|A| with x = 𝟙 and one power step
+    x = z₁, each product an upward-bounded chain (Lemma 2.2 with monotonicity); zero padding adds exact zeros.
+    """
+    b = aA.shape[1]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        y1 = _inflate(aA.sum(axis=1), b)                              # ≥ |A|𝟙   (K, rows)
+        z1 = _inflate(np.matmul(aA, y1[:, :, None])[:, :, 0], rows)   # ≥ N𝟙     (K, b), ≥ 2(rows+2)η > 0
+        r1 = z1.max(axis=1)
+        y2 = _inflate(np.matmul(z1[:, None, :], aA)[:, 0, :], b)      # ≥ |A|z₁
+        z2 = _inflate(np.matmul(aA, y2[:, :, None])[:, :, 0], rows)   # ≥ Nz₁
+        q = np.max(z2 / z1, axis=1)                                   # fl(z₂ᵢ/z₁ᵢ): true quotient ≤ (fl + η/2)/(1 − u)
+        r2 = _up(_up(q + ETA) / (1.0 - _U))
+        r = np.fmin(r1, np.where(np.isfinite(r2), r2, _INF))
+    return np.where(np.isnan(r), _INF, r)
+
+
+def _chain_norm_sq_upper(factors: list[np.ndarray]) -> np.ndarray:
+    """Per block, a float ≥ ‖N_j‖₂² for N_j = F₁F₂⋯F_m with nonnegative stacked factors ``F_i`` (K, p_i, q_i).
+
+    ‖N‖₂² = ρ(NᵀN) ≤ max_i (NᵀN𝟙)_i (Lemma G.2 with x = 𝟙), NᵀN𝟙 evaluated as a chain of
+    upward-bounded nonnegative matrix–vector products (Lemma 2.2, monotonicity).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        K, q = factors[-1].shape[0], factors[-1].shape[2]
+        v = np.ones((K, q))
+        for F in reversed(factors):
+            v = _inflate(np.matmul(F, v[:, :, None])[:, :, 0], F.shape[2])
+        for F in factors:
+            v = _inflate(np.matmul(v[:, None, :], F)[:, 0, :], F.shape[1])
+        r = v.max(axis=1)
+    return np.where(np.isnan(r), _INF, r)
+
+
+def _frobenius_sq_upper(A: np.ndarray) -> np.ndarray:
+    """Per block, a float ≥ ‖A_j‖_F² for a stack A (K, p, q): Lemma 2.2 on the squares (any order)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.einsum("kij,kij->k", A, A)
+        return _inflate(s, A.shape[1] * A.shape[2])
+
+
+def _spectral_norm_upper_stack(A: np.ndarray, levels: int = NORM_SQUARINGS) -> np.ndarray:
+    """Per block, a float ≥ ‖A_j‖₂ for a stack of b×b float matrices: Lemma T6 (Gram squaring), in floats.
+
+    G₀ = A_j, G₁ = fl(G₀G₀ᵀ), G_{i+1} = fl(G_iᵀG_i) (inner dimension b):
+    ‖G_i‖₂² ≤ ‖G_{i+1}‖₂ + γ_b‖G_i‖_F² + 2b·b·η and ‖G_i‖₂ ≤ ‖G_i‖_F
+    (proofs/enclosure-tight.md, Lemma T6), evaluated downward with one step up per rounding.
+    """
+    b = A.shape[1]
+    gb = float(_gamma_up(b))
+    with np.errstate(over="ignore", invalid="ignore"):
+        Gs = [A]
+        for i in range(levels):
+            Gi = Gs[-1]
+            Gs.append(np.matmul(Gi, Gi.transpose(0, 2, 1)) if i == 0 else np.matmul(Gi.transpose(0, 2, 1), Gi))
+        fro2 = [_frobenius_sq_upper(Gi) for Gi in Gs]
+        B = _sqrt_up(fro2[-1])
+        for i in range(levels - 1, -1, -1):
+            chain = _sqrt_up(_up(_up(B + _up(gb * fro2[i])) + 2.0 * b * b * ETA))
+            B = np.fmin(_sqrt_up(fro2[i]), np.where(np.isnan(chain), _INF, chain))
+    return np.where(np.isnan(B), _INF, B)
+
+
+# --------------------------------------------------------------------------- Theorem G-R
+
+
+def reconstruction_bounds(
+    G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray,
+    block: int = RECONSTRUCT_BLOCK, chunk: int = RECONSTRUCT_CHUNK, symm_chunk: int = RECONSTRUCT_SYMM_CHUNK,
+) -> tuple[float, float] | None:
+    """Floats ``(α, ē)`` with ‖QᵀQ − I‖₂ ≤ α < 1 and ‖G − QTQᵀ‖₂ ≤ ē for the exact Q of Theorem G-R; or None.
+
+    Q := Q₁⋯Q_K with Q_j = I − V_jT_jV_jᵀ: V_j the reflectors of ``c`` in block j
+    (``block`` consecutive indices, τ = 0 ones left out), T_j = fl((striu S̃_j + ½diag S̃_j)⁻¹)
+    with S̃_j = fl(V_jᵀV_j) (``dtrtri``; any float T_j would do). α by Lemmas R.1–R.2 (b×b
+    quantities), ē = ‖G − Â₀‖₂ (computed, rigorous) + the a-priori bound of Lemmas R.3–R.4 on
+    the rounding of the reconstruction Â₀ = fl(QTQᵀ) (proofs/enclosure-reconstruct.md §2–§4).
+
+    Parameters
+    ----------
+    G : (k, k) float64 array
+        Exactly symmetric (the caller's Ĝ; only its lower triangle is read).
+    c, d, e, tau : numpy.ndarray
+        :func:`householder_reflectors`' output (any floats: they are data).
+    block : int
+        Reflectors per block b ≥ 1.
+    chunk : int
+        Row-chunk length of Lemma 2.5 for S̃_j and Z_j.
+
+    Returns
+    -------
+    tuple of float or None
+        ``(alpha, e_bound)``; None when a bound is not finite, some ε_j ≥ 1,
+        α ≥ 1, the a-priori cap of Lemma R.4 is exceeded, or BLAS is unavailable.
+
+    Raises
+    ------
+    ValueError
+        On inconsistent shapes, or block/chunk < 1.
+
+    Examples
+    --------
+    >>> G = np.diag([4.0, 3.0, 2.0, 1.0]); G[0, 3] = G[3, 0] = 0.5
+    >>> a, eb = reconstruction_bounds(G, *householder_reflectors(G), block=2)
+    >>> bool(a < 1e-14), bool(eb < 1e-13)
+    (True, True)
+    """
+    k = G.shape[0]
+    if G.shape != (k, k) or c.shape != (k, k) or d.shape != (k,) or e.shape != (k - 1,) or tau.shape != (k - 1,):
+        raise ValueError(f"reconstruction_bounds: shapes G {G.shape}, c {c.shape}, d {d.shape}, e {e.shape}, "
+                         f"tau {tau.shape}")
+    if block < 1 or chunk < 1 or symm_chunk < 1:
+        raise ValueError(f"reconstruction_bounds: block={block}, chunk={chunk}, symm_chunk={symm_chunk} must be >= 1")
+    if _fortran_blas() is None or k < 3:
+        return None
+    rec = _reconstruct(G, c, d, e, tau, block, chunk, symm_chunk)
+    if rec is None:
+        return None
+    out = _bounds(G, d, e, rec, chunk, symm_chunk)
+    if out is None:
+        return None
+    alpha, residual, a_priori = out
+    return alpha, float(_up(residual + a_priori))
+
+
+class _Reconstruction(NamedTuple):
+    """The floats of one reconstruction (block j: V_j = Vs[j, :bs[j], :ns[j]].T, T_j = small[0, j, :bs[j], :bs[j]])."""
+
+    X: np.ndarray          # lower triangle: Â₀; strict upper: G's
+    Vs: np.ndarray         # (K, b, kp)
+    Us: np.ndarray         # (K, b, kp)
+    small: np.ndarray      # (5, K, b, b): T, S̃, R̃, Z, M
+    yw: np.ndarray         # (2, K): fl(‖Y_j‖_F²), fl(‖W_j‖_F²)
+    ns: np.ndarray         # n_j = k − s_j (0: block unused)
+    bs: np.ndarray         # b_j (reflectors used)
+    starts: list[int]      # s_j
+
+
+def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray, block: int,
+                 chunk: int, symm_chunk: int) -> _Reconstruction | None:
+    """Â₀ = fl(QTQᵀ): the blocks applied to T in reverse, and the floats the bounds need.
+
+    proofs/enclosure-reconstruct.md §1 (the data V_j, T_j) and §3 (Lemma R.3's table names the
+    function of each bounded product).
+    """
+    k = G.shape[0]
+    b = block
+    nref = k - 2                        # reflector k−2 acts on one entry (τ = 0 in LAPACK): never used
+    used = tau[:nref] != 0
+    starts = list(range(0, nref, b))
+    K = len(starts)
+    kp = -(-k // chunk) * chunk         # rows padded to whole chunks (zeros: exact)
+    # Stacks: slab j holds V_jᵀ (U_jᵀ) as a C-ordered b×kp array, i.e. V_j F-ordered with leading dimension kp
+    # (rows ≥ n_j and columns ≥ b_j zero).
+    Vs = np.zeros((K, b, kp))
+    Us = np.zeros((K, b, kp))
+    small = np.zeros((5, K, b, b))      # T, S̃, R̃, Z, M
+    Ts, Ss, Rs, Zs, Ms = small
+    Yb = np.zeros((b, kp))              # Y and W of the current block (transposed), and a chunk buffer
+    Wb = np.zeros((b, kp))
+    Cb = np.zeros((b, kp))
+    ns = np.zeros(K, dtype=np.int64)
+    bs = np.zeros(K, dtype=np.int64)
+    yw = np.zeros((2, K))               # fl(‖Y_j‖_F²), fl(‖W_j‖_F²) (bounded in _bounds)
+    # Â: the lower triangle holds T, then the reconstruction (dsymm/dsyr2k read/write 'L' only); the strict
+    # upper triangle holds G's, never read, so that fl(G − X) is 0 there and ‖tril‖ needs no mask.
+    Gc = G if G.flags.c_contiguous else np.ascontiguousarray(G)
+    X = np.tril(Gc, -1).T               # F-ordered; strict upper = G's (G = Gᵀ), strict lower 0
+    X[np.arange(k), np.arange(k)] = d
+    X[np.arange(1, k), np.arange(k - 1)] = e
+    full_mask = np.arange(b + 1)[None, :] <= np.arange(b)[:, None]   # zeros at and above each reflector's 1
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        for j in range(K - 1, -1, -1):
+            s = starts[j]
+            sel = used[s:min(s + b, nref)]
+            n = k - s                    # working block X[s:, s:]; row 0 of V (index s) is zero
+            if sel.all():
+                bj = sel.size
+                Vt = Vs[j, :bj, :n]      # Vᵀ (bj × n)
+                Vt[:, 1:] = c[s + 1:, s:s + bj].T
+                Vt[:, :bj + 1][full_mask[:bj, :bj + 1]] = 0.0
+                Vt[np.arange(bj), np.arange(1, bj + 1)] = 1.0
+            else:
+                loc = np.flatnonzero(sel)
+                bj = loc.size
+                if bj == 0:
+                    continue
+                Vt = Vs[j, :bj, :n]
+                Vt[:, 1:] = c[s + 1:, s + loc].T
+                top = int(loc.max()) + 2
+                Vt[:, :top][np.arange(top)[None, :] <= loc[:, None]] = 0.0
+                Vt[np.arange(bj), loc + 1] = 1.0
+            ns[j], bs[j] = n, bj
+            V = Vt.T
+            # S̃ = fl(VᵀV): running sum of row-chunk products (Lemma 2.5) when n > 2·chunk.
+            S = Ss[j, :bj, :bj]
+            qn = -(-n // chunk)
+            if n > 2 * chunk:
+                Vc = Vs[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
+                np.sum(np.matmul(Vc, Vc.transpose(0, 2, 1)), axis=0, out=S)
+            else:
+                np.matmul(Vt, V, out=S)
+            # R̃ = striu(S̃) + diag(S̃)/2 (halving exact: S̃_ll ≥ 1); S̃ is replaced by R̃ + R̃ᵀ, the symmetric matrix of
+            # its upper triangle (exact), whose entries satisfy the same entrywise error bound (proof §2).
+            R = Rs[j, :bj, :bj]
+            R[:] = np.triu(S, 1)
+            R[np.arange(bj), np.arange(bj)] = 0.5 * np.diagonal(S)
+            np.add(R, R.T, out=S)
+            Tj, info = _lapack.dtrtri(R, lower=0)
+            if info != 0:
+                return None
+            Tj = np.triu(Tj)
+            Ts[j, :bj, :bj] = Tj
+            # U = fl(V Tᵀ), Y = fl(X̃[s:, s:] U), Z = fl(VᵀY), M = fl(T Z), H = fl(V M), W = fl(Y − fl(H/2)).
+            U = Us[j, :bj, :n].T
+            _gemm(V, Ts[j, :bj, :bj].T, U)
+            Y = Yb[:bj, :n].T
+            if n > 2 * symm_chunk:
+                # Y = Σ_C X̃[:, C] U[C] (Lemma 2.5): per chunk C = [i0, i1) of the local index, the diagonal
+                # block by dsymm, the rows below by dgemm, the rows above from the stored X̃[C, :i0] (transposed);
+                # the first chunk writes Y, later ones a buffer that is added (one rounding per chunk).
+                Cv = Cb[:bj, :n].T
+                for i0 in range(0, n, symm_chunk):
+                    i1 = min(i0 + symm_chunk, n)
+                    dst = Y if i0 == 0 else Cv
+                    Uc = U[i0:i1]
+                    _symm_lower(X[s + i0:s + i1, s + i0:s + i1], Uc, dst[i0:i1])
+                    if i1 < n:
+                        _gemm(X[s + i1:, s + i0:s + i1], Uc, dst[i1:])
+                    if i0 > 0:
+                        _gemm(X[s + i0:s + i1, s:s + i0].T, Uc, dst[:i0])
+                        np.add(Y, Cv, out=Y)
+            else:
+                _symm_lower(X[s:, s:], U, Y)
+            Yt = Yb[:bj, :n]
+            Z = Zs[j, :bj, :bj]
+            if n > 2 * chunk:
+                Yc = Yb[:bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)   # Yb's padding stays 0
+                Vc = Vs[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
+                np.sum(np.matmul(Vc, Yc.transpose(0, 2, 1)), axis=0, out=Z)   # Z = VᵀY by row chunks
+            else:
+                np.matmul(Vt, Y, out=Z)
+            M = Ms[j, :bj, :bj]
+            np.matmul(Tj, Z, out=M)
+            Wv = Wb[:bj, :n].T
+            _gemm(V, M, Wv)                                          # H = fl(V M)
+            Wt = Wb[:bj, :n]
+            np.multiply(Wt, 0.5, out=Wt)                             # fl(H/2)
+            np.subtract(Yt, Wt, out=Wt)                              # W = fl(Y − fl(H/2))
+            yw[0, j] = np.einsum("ij,ij->", Yt, Yt)
+            yw[1, j] = np.einsum("ij,ij->", Wt, Wt)
+            _syr2k_lower_minus(V, Wv, X[s:, s:])
+    return _Reconstruction(X, Vs, Us, small, yw, ns, bs, starts)
+
+
+def _bounds(G: np.ndarray, d: np.ndarray, e: np.ndarray, rec: _Reconstruction, chunk: int,
+            symm_chunk: int) -> tuple[float, float, float] | None:
+    """``(α, r, E)``: Lemmas R.1–R.2's α, r ≥ ‖G − Â₀‖₂ and Lemma R.4's E ≥ ‖Â₀ − QTQᵀ‖₂; or None.
+
+    proofs/enclosure-reconstruct.md §2–§5 (every operation on a bound is followed by one step up).
+    """
+    k = G.shape[0]
+    X, Vs, Us, small, yw, ns, bs, starts = rec
+    kp = Vs.shape[2]
+    act = bs > 0
+    if not np.any(act):
+        return None
+    if not np.all(act):
+        Vs, Us, small, yw = Vs[act], Us[act], small[:, act], yw[:, act]
+    Ts, Ss, Rs, Zs, Ms = small
+    nb = ns[act].astype(np.float64)
+    bb = bs[act].astype(np.float64)
+    b = Vs.shape[1]
+    g_n = _gamma_up(_chunked_length(ns[act], symm_chunk))    # Y = X̃U: inner length n, chunked (Lemma 2.5)
+    g_c = _gamma_up(_chunked_length(ns[act], chunk))          # S̃ and Z: Lemma 2.5 (or γ_n when n ≤ 2·chunk)
+    g_b = _gamma_up(bs[act])                                  # inner length b: U, M, H, fl(R̃T)
+    g_5 = _gamma_up(2 * bs[act] + 1)                          # dsyr2k: x − Σ of 2b products
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        absV = np.abs(Vs)
+        aV = _sqrt_up(_abs_norm_sq_upper(absV, kp))          # ≥ ‖|V|‖₂ (Collatz–Wielandt)
+        aU = _sqrt_up(_abs_norm_sq_upper(np.abs(Us), kp))    # ≥ ‖|U|‖₂
+        yF = _sqrt_up(_inflate(yw[0], kp * b))                # ≥ ‖Y‖_F ≥ ‖|Y|‖₂
+        wF = _sqrt_up(_inflate(yw[1], kp * b))                # ≥ ‖W‖_F ≥ ‖|W|‖₂
+        t2 = _spectral_norm_upper_stack(Ts)                  # ≥ ‖T_j‖₂ (Lemma T6)
+        s2 = _spectral_norm_upper_stack(Ss)                  # ≥ ‖S̃_j‖₂
+        aT, aR = np.abs(Ts), np.abs(Rs)
+        aVt = absV.transpose(0, 2, 1)                        # |V| as (K, kp, b)
+        # Lemma R.1: F = R̃T − I; fl(R̃T) − I is exact when its diagonal lies in [1/2, 2] (Sterbenz).
+        P = np.matmul(Rs, Ts)
+        diag = np.einsum("kii->ki", P)
+        live = np.arange(b)[None, :] < bs[act][:, None]
+        if not np.all(np.where(live, (diag >= 0.5) & (diag <= 2.0), True)):
+            return None
+        P[:, np.arange(b), np.arange(b)] -= live
+        rt = _sqrt_up(_chain_norm_sq_upper([aR, aT]))                           # ≥ ‖|R̃||T|‖₂
+        F = _up(_up(_sqrt_up(_frobenius_sq_upper(P)) + _up(g_b * rt)) + 2.0 * bb * bb * ETA)
+        eS = _up(_up(g_c * _up(aV * aV)) + 4.0 * kp * bb * ETA)             # ≥ ‖S − S̃‖₂
+        nu = _sqrt_up(_up(s2 + eS))                                          # ≥ ‖V‖₂
+        K_ = _up(_up(2.0 * _up(t2 * F)) + _up(_up(t2 * t2) * eS))           # ≥ ‖K_j‖₂
+        eps = _up(K_ * _up(s2 + eS))                                          # Lemma R.1: ≥ ‖Q_jᵀQ_j − I‖₂
+        if not np.all(eps < 1.0):
+            return None
+        Pr = 1.0
+        for x in (1.0 + eps).tolist():                        # 1 + ε rounded: step up
+            Pr = float(_up(Pr * float(_up(x))))
+        if not Pr < 2.0:
+            return None
+        # Norms of the partial reconstructions (Lemma R.4): ‖T[s:, s:]‖_F from reverse cumulative sums.
+        d2 = _inflate(np.cumsum((d * d)[::-1])[::-1], k)
+        e2 = np.append(_inflate(np.cumsum((e * e)[::-1])[::-1], k), 0.0)
+        st = np.asarray(starts)[act]
+        fT = _sqrt_up(_up(d2[st] + _up(2.0 * e2[st])))
+        gT = float(np.max(_up(_up(np.abs(d) + np.append(np.abs(e), 0.0)) + np.append(0.0, np.abs(e)))))
+        cap = float(_up(2.0**-26 * _up(fT[0] + 2.0**-1000)))
+        phi = _up(_up(fT * Pr) + _up(_sqrt_up(nb) * cap))    # ≥ ‖X̃[s:, s:]‖_F ≥ ‖|X̃[s:, s:]|‖₂
+        xi = _up(_up(gT * Pr) + cap)                          # ≥ ‖X̃[s:, s:]‖₂
+        # Lemma R.3, block by block (all terms ≥ 0; each op rounded up).
+        rtn = _sqrt_up(nb * bb)
+        vt = _sqrt_up(_chain_norm_sq_upper([aVt, aT.transpose(0, 2, 1)]))      # ≥ ‖|V||T|ᵀ‖₂
+        tz = _sqrt_up(_chain_norm_sq_upper([aT, np.abs(Zs)]))                   # ≥ ‖|T||Z|‖₂
+        vm = _sqrt_up(_chain_norm_sq_upper([aVt, np.abs(Ms)]))                  # ≥ ‖|V||M|‖₂
+        eU = _up(_up(g_b * vt) + 2.0 * bb * ETA * rtn)
+        eY = _up(_up(g_n * _up(phi * aU)) + 4.0 * nb * ETA * rtn)
+        eZ = _up(_up(g_c * _up(aV * yF)) + 4.0 * kp * ETA * bb)
+        eM = _up(_up(g_b * tz) + 2.0 * bb * ETA * bb)
+        eH = _up(_up(g_b * vm) + 2.0 * bb * ETA * rtn)
+        eW = _up(_up(2.0 * _U * wF) + ETA * rtn)
+        e5 = _up(_up(g_5 * _up(phi + _up(2.0 * _up(aV * wF)))) + (4.0 * bb + 2.0) * ETA * nb)
+        hq = _up(0.5 * _up(1.0 + _sqrt_up(_up(1.0 + eps))))
+        dY = _up(eY + _up(xi * eU))
+        inner = _up(_up(_up(hq * dY) + _up(0.5 * _up(nu * _up(_up(t2 * eZ) + eM)))) + _up(_up(0.5 * eH) + eW))
+        delta = _up(e5 + _up(2.0 * _up(nu * inner)))
+        if _BREAKDOWN is not None:
+            _BREAKDOWN.update(e5=e5, eY=2 * nu * hq * eY, xieU=2 * nu * hq * xi * eU, eZ=nu * nu * t2 * eZ, eM=nu * nu * eM,
+                          eH=nu * eH, eW=2 * nu * eW, eps=eps, phi=phi, aU=aU, aV=aV, wF=wF, yF=yF, t2=t2, s2=s2,
+                          nu=nu, F=F, eS=eS, vt=vt, xi=xi, tz=tz, vm=vm)
+        if not np.all(np.isfinite(delta)):
+            return None
+        tot = 0.0
+        for x in delta.tolist():
+            tot = float(_up(tot + x))
+        acc = float(_up(Pr * tot))
+        if not acc <= cap:
+            return None
+        # ‖G − Â₀‖₂ ≤ ‖fl(G − Â₀)‖_F/(1 − u): X's strict upper triangle is G's, so fl(G − X) is the lower
+        # triangle of the difference with zeros above, and the symmetric completion has ≤ 2× its squares.
+        D = G - X
+    with working_precision():
+        res = (2 * _sumsq_upper(D)).sqrt() / (1 - arb(_U))
+        r = float_upper(res)
+    if not np.isfinite(r):
+        return None
+    return Pr - 1.0, r, acc                                    # Pr − 1 exact (Sterbenz: Pr ∈ [1, 2))
+
+
+def certify_reconstructed(
+    G: np.ndarray, beta: arb, scale_exponent: int, block: int = RECONSTRUCT_BLOCK,
+) -> tuple[list[arb], arb, arb, str] | None:
+    """Theorem G-R on the exactly symmetric Ĝ: ``(sigma, alpha, e, "gram-rec")`` or None.
+
+    ``dsytrd``'s reflectors and d, e (:func:`householder_reflectors`), α and e
+    by :func:`reconstruction_bounds`, λᵢ(T) ∈ [aᵢ, bᵢ] by Sturm counts (Lemma S),
+    then Theorem G-T's float evaluation (``gram.tridiagonal_theorem_g_float_bounds``)
+    with Q̂ := Q (proofs/enclosure-reconstruct.md, Theorem G-R).
+
+    Parameters
+    ----------
+    G : (k, k) float64 array
+        Exactly symmetric (``rounded_gram``'s Ĝ).
+    beta : arb
+        Upper end bounds ‖Ĝ − WWᵀ‖₂.
+    scale_exponent : int
+        The σ's are multiplied by ``2**scale_exponent``.
+    block : int
+        Reflectors per block.
+
+    Returns
+    -------
+    tuple or None
+        As ``gram._certify_tridiagonal``, mode ``"gram-rec"``; None on any failure (the caller falls back).
+
+    Examples
+    --------
+    >>> from certbound.enclose.gram import rounded_gram
+    >>> W = np.random.default_rng(1).standard_normal((30, 90))
+    >>> G, beta = rounded_gram(W)
+    >>> sig, alpha, e, mode = certify_reconstructed(G, beta, 0, block=8)
+    >>> s = np.linalg.svd(W, compute_uv=False)
+    >>> mode, all(float(x.lower()) <= v <= float(x.upper()) for x, v in zip(sig, s))
+    ('gram-rec', True)
+    """
+    ref = householder_reflectors(G)
+    if ref is None:
+        return None
+    c, d, e, tau = ref
+    bounds = reconstruction_bounds(G, c, d, e, tau, block=block)
+    if bounds is None:
+        return None
+    alpha_f, e_f = bounds
+    alpha, e_res = arb(alpha_f), arb(e_f)
+    with working_precision():
+        spread = float_upper((beta + e_res) * _gram.SHIFT_SPREAD)
+    lo, hi = tridiagonal.tridiagonal_eigenvalue_bounds(d, e, spread=spread if np.isfinite(spread) else 0.0)
+    sig = _gram.tridiagonal_theorem_g_float_bounds(lo, hi, alpha, beta, e_res, scale_exponent)
+    if sig is None:
+        return None
+    return sig, alpha, e_res, "gram-rec"
