@@ -35,7 +35,7 @@ SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default au
                       "Gram-factor route for heads), else fast; every mode is certified). The certificate used is "
                       "recorded per matrix: fast, tight, arb, gram (Theorem G), gram-tri (Theorem G-T: tridiagonal "
                       "and Sturm counts, from order 192), fast+gram or fast+gram-tri (auto where gram missed the "
-                      "target), product (per-head products), zero, or trivial ([0, inf], with a warning)")
+                      "target, and on small matrices, where both cost about the same), product (per-head products), zero, or trivial ([0, inf], with a warning)")
 
 
 def parse_layers(text: str | None, option: str = "--layers") -> list[int] | None:
