@@ -189,6 +189,8 @@ def certify_theory_matrices(ms: Iterable[Any], mode: str = "auto", ps: Iterable[
     list of dict
         One record per matrix, in input order.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from certbound.checkpoints import TheoryMatrix
     >>> rng = np.random.default_rng(0)
