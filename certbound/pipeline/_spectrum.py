@@ -743,12 +743,17 @@ class SpectrumRun:
 
     ``head`` is the report without ``"matrices"``; :meth:`records` reads the
     records back in report order, one at a time, each checked against the
-    digest of the matrix this run read.
+    digest of the matrix this run read. The records without their σ lists
+    (small: norms, S_p, rank) are kept from the pass that computed the
+    records digest, so ``records(include_sigma=False)`` (the table, the CSV)
+    does not read a records file again.
     """
 
     head: dict[str, Any]
     outcomes: list[MatrixOutcome]
     store: MemoryRecordStore
+    #: The σ-less records in report order, filled by the digest pass of :func:`spectrum_run_of` (else None).
+    light: list[dict[str, Any]] | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def records(self, *, include_sigma: bool = True) -> Iterator[dict[str, Any]]:
         """The records in report order (``include_sigma=False`` drops the σ lists).
@@ -761,13 +766,26 @@ class SpectrumRun:
         Yields
         ------
         dict
-            One record at a time, checked against its matrix digest.
+            One record at a time, checked against its matrix digest (a fresh top-level dict each time
+            without σ lists).
         """
+        if not include_sigma and self.light is not None and len(self.light) == len(self.outcomes):
+            for rec in self.light:
+                yield dict(rec)
+            return
         for o in self.outcomes:
             rec = self.store.get(o.key, o.sha256)
             if not include_sigma:
                 rec = {k: v for k, v in rec.items() if k != "sigma"}
             yield rec
+
+    def _records_keeping_light(self) -> Iterator[dict[str, Any]]:
+        """:meth:`records` with σ lists, keeping each record's σ-less copy in :attr:`light`."""
+        light: list[dict[str, Any]] = []
+        for rec in self.records():
+            light.append({k: v for k, v in rec.items() if k != "sigma"})
+            yield rec
+        self.light = light
 
     def report(self, *, include_sigma: bool = True) -> dict[str, Any]:
         """The whole report as one dict (in memory).
@@ -939,7 +957,8 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEF
     run = SpectrumRun(head, outcomes, store)
     # sha256 over the σ/rank records and the weights digest (`bound --spectra` refuses edited records);
     # one streaming pass over the stored records, in report order.
-    head["records_sha256"] = records_digest(head["weights_sha256"], run.records())
+    # The same pass keeps the σ-less records (run.light): the table and CSV need no second read of the store.
+    head["records_sha256"] = records_digest(head["weights_sha256"], run._records_keeping_light())
     return run
 
 

@@ -85,3 +85,40 @@ def test_report_file_equals_json_text():
     write_report_json(path, head, iter(recs))
     with open(path, encoding="utf-8") as f:
         assert f.read() == json_text({**head, "matrices": recs})
+
+
+def _zero(**over):
+    q = {"lower": "0", "upper": "0", "mid": 0.0, "exact": {"lower": "0", "upper": "0"}}
+    q.update(over)
+    return q
+
+
+@pytest.mark.parametrize("tail", [
+    [_zero() for _ in range(5)],
+    [_zero(mid=-0.0), _zero()],  # -0.0 == 0.0 for dicts, not for json
+    [{"upper": "0", "lower": "0", "mid": 0.0, "exact": {"lower": "0", "upper": "0"}}, _zero()],  # key order
+    [_zero(exact={"upper": "0", "lower": "0"}), _zero()],
+    [_zero(mid=0), _zero()],  # an int 0
+    [_zero(mid=False), _zero()],  # False == 0.0 too
+    [_zero(extra=1), _zero()],
+    [_zero(), {"lower": "1", "upper": "2", "mid": 1.5, "exact": {"lower": "1", "upper": "2"}}, _zero()],
+    [_zero(lower="0.0"), _zero()],
+])
+def test_zero_tail_text_equals_json_dumps(tail):
+    # Session 7: the σᵢ proved 0 at the end of a σ list are written as one constant text; the exact-zero form
+    # must be the one json.dumps writes that way, every near miss must take the general path.
+    rec = dict(_records()[0])
+    rec["sigma"] = list(rec["sigma"]) + tail
+    assert _record_json_text(rec) == _plain(rec)
+    rec["sigma"] = tail
+    assert _record_json_text(rec) == _plain(rec)
+
+
+def test_zero_tail_with_a_nan_raises_the_plain_paths_error():
+    rec = dict(_records()[0])
+    rec["sigma"] = list(rec["sigma"]) + [_zero(mid=float("nan")), _zero()]
+    with pytest.raises(ValueError) as plain:
+        _plain(rec)
+    with pytest.raises(ValueError) as fast:
+        _record_json_text(rec)
+    assert str(fast.value) == str(plain.value)
