@@ -656,10 +656,64 @@ def records_digest(weights_sha256: str, records: Iterable[dict[str, Any]]) -> st
     """
     h = hashlib.sha256(weights_sha256.encode())
     for r in records:
-        core = {k: r.get(k) for k in _BOUND_FIELDS}
-        core["sigma"] = [q.get("exact") for q in r["sigma"]] if "sigma" in r else None
-        h.update(json.dumps(core, sort_keys=True, separators=(",", ":")).encode())
+        h.update(_record_core_text(r).encode())
     return h.hexdigest()
+
+
+def _record_core_text(r: dict[str, Any]) -> str:
+    """What :func:`records_digest` hashes of one record: its bound fields and σ exact ends, as canonical JSON."""
+    core = {k: r.get(k) for k in _BOUND_FIELDS}
+    core["sigma"] = [q.get("exact") for q in r["sigma"]] if "sigma" in r else None
+    return json.dumps(core, sort_keys=True, separators=(",", ":"))
+
+
+#: At most this many characters of :func:`_record_core_text` are kept by a :class:`_RecordTap` (then none).
+_TAP_CHARACTERS = 32 << 20
+
+
+class _RecordTap:
+    """Each new record's digest text and σ-less copy, taken as the runners hand it on (no store read).
+
+    :func:`spectrum_run_of` finishes a run with :func:`records_digest` over all its records in report order and
+    with their σ-less copies (:attr:`SpectrumRun.light`). For the records certified in this run both are taken
+    here, from the record itself, when the runner reports it (``on_matrix``: after it is in the store), so a
+    records file is not parsed back for them; a record reused from the store (``--resume``) is read back as
+    before. The texts are those :func:`records_digest` would form from the stored record (JSON keeps the record's
+    strings, ints, bools and lists as they are). Past :data:`_TAP_CHARACTERS` (a very large model) the tap
+    keeps nothing and the run reads every record back.
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = _TAP_CHARACTERS if limit is None else limit
+        self.size = 0
+        self.full = False
+        self.kept: dict[Any, tuple[str, str, dict[str, Any]]] = {}  # key → (sha256, core text, σ-less record)
+
+    def __call__(self, out: MatrixOutcome) -> None:
+        if self.full or out.record is None:
+            return
+        text = _record_core_text(out.record)
+        self.size += len(text)
+        if self.size > self.limit:
+            self.full = True
+            self.kept.clear()
+            return
+        self.kept[out.key] = (out.sha256, text, {k: v for k, v in out.record.items() if k != "sigma"})
+
+    def digest_and_light(self, run: "SpectrumRun") -> tuple[str, list[dict[str, Any]]]:
+        """:func:`records_digest` of ``run``'s records and their σ-less copies, in report order."""
+        h = hashlib.sha256(run.head["weights_sha256"].encode())
+        light: list[dict[str, Any]] = []
+        for o in run.outcomes:
+            got = None if self.full else self.kept.get(o.key)
+            if got is not None and got[0] == o.sha256:
+                text, lt = got[1], got[2]
+            else:
+                rec = run.store.get(o.key, o.sha256)
+                text, lt = _record_core_text(rec), {k: v for k, v in rec.items() if k != "sigma"}
+            h.update(text.encode())
+            light.append(lt)
+        return h.hexdigest(), light
 
 
 class SharedLayerCertifier:
@@ -745,8 +799,8 @@ class SpectrumRun:
     records back in report order, one at a time, each checked against the
     digest of the matrix this run read. The records without their σ lists
     (small: norms, S_p, rank) are kept from the pass that computed the
-    records digest, so ``records(include_sigma=False)`` (the table, the CSV)
-    does not read a records file again.
+    records digest (:class:`_RecordTap`), so ``records(include_sigma=False)``
+    (the table, the CSV) does not read a records file again.
     """
 
     head: dict[str, Any]
@@ -778,14 +832,6 @@ class SpectrumRun:
             if not include_sigma:
                 rec = {k: v for k, v in rec.items() if k != "sigma"}
             yield rec
-
-    def _records_keeping_light(self) -> Iterator[dict[str, Any]]:
-        """:meth:`records` with σ lists, keeping each record's σ-less copy in :attr:`light`."""
-        light: list[dict[str, Any]] = []
-        for rec in self.records():
-            light.append({k: v for k, v in rec.items() if k != "sigma"})
-            yield rec
-        self.light = light
 
     def report(self, *, include_sigma: bool = True) -> dict[str, Any]:
         """The whole report as one dict (in memory).
@@ -921,7 +967,10 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEF
                          f"file (run with one job)")
     prog = progress_reporter(progress, total)
 
+    tap = _RecordTap()
+
     def step(out: MatrixOutcome) -> None:
+        tap(out)
         layer, head, typ = out.key[:3]  # (+ stack, expert for some architectures)
         prog.step(f"layer {layer}" + ("" if head is None else f" head {head}") + f" {typ}")
 
@@ -957,8 +1006,9 @@ def spectrum_run_of(ck: Any, layout: Any, path: str, *, spectrum_mode: str = DEF
     run = SpectrumRun(head, outcomes, store)
     # sha256 over the σ/rank records and the weights digest (`bound --spectra` refuses edited records);
     # one streaming pass over the stored records, in report order.
-    # The same pass keeps the σ-less records (run.light): the table and CSV need no second read of the store.
-    head["records_sha256"] = records_digest(head["weights_sha256"], run._records_keeping_light())
+    # The same pass keeps the σ-less records (run.light): the table and CSV need no second read of the store. The
+    # records certified in this run come from the tap (no parse of a records file), reused ones from the store.
+    head["records_sha256"], run.light = tap.digest_and_light(run)
     return run
 
 

@@ -30,3 +30,42 @@ def test_light_records_are_the_stored_records_without_sigma(tmp_path, on_disk):
         assert next(run.records(include_sigma=False))["layer"] != "edited"
         full = list(run.records())
         assert all("sigma" in r for r in full) and [{k: v for k, v in r.items() if k != "sigma"} for r in full] == want
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_tapped_digest_is_the_digest_of_the_stored_records(tmp_path, jobs):
+    from certbound.pipeline._spectrum import records_digest
+    from tests.checkpoints.synth_checkpoints import make_checkpoint
+
+    d = tmp_path / "m"
+    make_checkpoint(str(d), "bert", L=2, N=8, H=2, F=12)
+    path = tmp_path / "r.jsonl"
+    settings = spectrum_store_settings("auto", ["0.5", "1"], True)
+    with RecordStore(path, settings, resume=False) as store:
+        run = spectrum_run(str(d), ps=["0.5", "1"], store=store, jobs=jobs)
+        stored = list(run.records())  # parsed back from the file
+        assert run.head["records_sha256"] == records_digest(run.head["weights_sha256"], stored)
+        assert run.light == [{k: v for k, v in r.items() if k != "sigma"} for r in stored]
+    # Resumed: every record is reused from the file (none certified): the digest comes from the store alone.
+    with RecordStore(path, settings, resume=True) as store:
+        again = spectrum_run(str(d), ps=["0.5", "1"], store=store)
+        assert store.reused == len(stored) and store.added == 0
+        assert again.head == run.head and again.light == run.light
+
+
+def test_a_full_tap_falls_back_to_reading_the_store(monkeypatch):
+    import certbound.pipeline._spectrum as spectrum_mod
+
+    class Counting(MemoryRecordStore):
+        gets = 0
+
+        def get(self, key, sha256):
+            Counting.gets += 1
+            return super().get(key, sha256)
+
+    ref = spectrum_run(str(demo_checkpoint_path()), ps=["1"], store=Counting())
+    assert Counting.gets == 0  # every record came from the tap
+    monkeypatch.setattr(spectrum_mod, "_TAP_CHARACTERS", 10)  # the first record overflows it
+    run = spectrum_run(str(demo_checkpoint_path()), ps=["1"], store=Counting())
+    assert Counting.gets == len(run.outcomes)  # read back from the store instead
+    assert run.head == ref.head and run.light == ref.light
