@@ -35,7 +35,7 @@ bounds, or None.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg.cython_blas as _cython_blas
@@ -44,7 +44,7 @@ from flint import arb
 
 from certbound.enclose import gram as _gram
 from certbound.enclose import tridiagonal
-from certbound.enclose.fperror import ETA, UNIT_ROUNDOFF, _inflate, _sumsq_upper
+from certbound.enclose.fperror import ETA, UNIT_ROUNDOFF, _inflate
 from certbound.ball import float_upper, working_precision
 
 __all__ = [
@@ -107,28 +107,23 @@ def _fortran_blas() -> dict[str, Any] | None:
     return _BLAS or None
 
 
-def _c(ch: bytes) -> Any:
-    return ctypes.byref(ctypes.c_char(ch))
-
-
-def _i(v: int) -> Any:
-    return ctypes.byref(ctypes.c_int(v))
-
-
-def _d(v: float) -> Any:
-    return ctypes.byref(ctypes.c_double(v))
+# Constant Fortran arguments (addresses of module-level ctypes objects, read only by BLAS).
+_CHARS = {ch: ctypes.c_char(ch) for ch in (b"N", b"T", b"L")}
+_CH = {ch: ctypes.addressof(v) for ch, v in _CHARS.items()}
+_DOUBLES = {v: ctypes.c_double(v) for v in (1.0, 0.0, -1.0)}
+_DB = {v: ctypes.addressof(x) for v, x in _DOUBLES.items()}
+_Ints6 = ctypes.c_int * 6
 
 
 def _fortran_operand(A: np.ndarray) -> tuple[bytes, int]:
     """(op, ld) for a 2-D float64 view: F-ordered with a leading dimension → "N", C-ordered → "T" (its transpose is F)."""
-    if A.dtype != np.float64 or A.ndim != 2:
-        raise ValueError("BLAS operand must be a 2-D float64 array")
     r, c = A.strides
-    if r == 8 and c % 8 == 0 and (c // 8 >= A.shape[0] or A.shape[1] == 1):
-        return b"N", max(c // 8, A.shape[0], 1)
-    if c == 8 and r % 8 == 0 and (r // 8 >= A.shape[1] or A.shape[0] == 1):
-        return b"T", max(r // 8, A.shape[1], 1)
-    raise ValueError(f"BLAS operand with strides {A.strides} is not a strided matrix")
+    if A.dtype == np.float64 and A.ndim == 2:
+        if r == 8 and c % 8 == 0 and (c >> 3 >= A.shape[0] or A.shape[1] == 1):
+            return b"N", max(c >> 3, A.shape[0], 1)
+        if c == 8 and r % 8 == 0 and (r >> 3 >= A.shape[1] or A.shape[0] == 1):
+            return b"T", max(r >> 3, A.shape[1], 1)
+    raise ValueError(f"BLAS operand with strides {A.strides} is not a strided float64 matrix")
 
 
 def _fortran_output(C: np.ndarray) -> int:
@@ -145,8 +140,10 @@ def _gemm(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
     n = B.shape[1]
     if B.shape[0] != kk or C.shape != (m, n):
         raise ValueError(f"_gemm: shapes {A.shape} {B.shape} {C.shape}")
-    _fortran_blas()["dgemm"](_c(ta), _c(tb), _i(m), _i(n), _i(kk), _d(1.0), A.ctypes.data, _i(lda),
-                              B.ctypes.data, _i(ldb), _d(0.0), C.ctypes.data, _i(ldc))
+    a = _Ints6(m, n, kk, lda, ldb, ldc)
+    p = ctypes.addressof(a)
+    _fortran_blas()["dgemm"](_CH[ta], _CH[tb], p, p + 4, p + 8, _DB[1.0], A.ctypes.data, p + 12, B.ctypes.data,
+                              p + 16, _DB[0.0], C.ctypes.data, p + 20)
 
 
 def _symm_lower(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
@@ -155,8 +152,10 @@ def _symm_lower(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
     m, n = B.shape
     if ta != b"N" or tb != b"N" or A.shape != (m, m) or C.shape != (m, n):
         raise ValueError(f"_symm_lower: shapes {A.shape} {B.shape} {C.shape}")
-    _fortran_blas()["dsymm"](_c(b"L"), _c(b"L"), _i(m), _i(n), _d(1.0), A.ctypes.data, _i(lda), B.ctypes.data,
-                              _i(ldb), _d(0.0), C.ctypes.data, _i(ldc))
+    a = _Ints6(m, n, lda, ldb, ldc, 0)
+    p = ctypes.addressof(a)
+    _fortran_blas()["dsymm"](_CH[b"L"], _CH[b"L"], p, p + 4, _DB[1.0], A.ctypes.data, p + 8, B.ctypes.data, p + 12,
+                              _DB[0.0], C.ctypes.data, p + 16)
 
 
 def _syr2k_lower_minus(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
@@ -165,8 +164,10 @@ def _syr2k_lower_minus(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
     n, kk = A.shape
     if ta != b"N" or tb != b"N" or B.shape != (n, kk) or C.shape != (n, n):
         raise ValueError(f"_syr2k_lower_minus: shapes {A.shape} {B.shape} {C.shape}")
-    _fortran_blas()["dsyr2k"](_c(b"L"), _c(b"N"), _i(n), _i(kk), _d(-1.0), A.ctypes.data, _i(lda), B.ctypes.data,
-                               _i(ldb), _d(1.0), C.ctypes.data, _i(ldc))
+    a = _Ints6(n, kk, lda, ldb, ldc, 0)
+    p = ctypes.addressof(a)
+    _fortran_blas()["dsyr2k"](_CH[b"L"], _CH[b"N"], p, p + 4, _DB[-1.0], A.ctypes.data, p + 8, B.ctypes.data,
+                               p + 12, _DB[1.0], C.ctypes.data, p + 16)
 
 
 # --------------------------------------------------------------------------- LAPACK
@@ -237,10 +238,12 @@ def _sqrt_up(x: Any) -> Any:
     return _up(np.sqrt(x))
 
 
-def _chunked_length(n: Any, chunk: int) -> Any:
-    """Lemma 2.5's γ index: n when n ≤ 2·chunk, else chunk + ⌈n/chunk⌉ − 1."""
+def _chunked_length(n: Any, chunk: int, always: bool = False) -> Any:
+    """Lemma 2.5's γ index: chunk + ⌈n/chunk⌉ − 1 where the sum is chunked (n > 2·chunk, or ``always``), capped by
+    Lemma 2.1's n (a chunked sum is also an n-term sum in some order); n for an unchunked product."""
     n = np.asarray(n)
-    return np.where(n > 2 * chunk, chunk + -(-n // chunk) - 1, n)
+    chunked = np.minimum(chunk + -(-n // chunk) - 1, n)
+    return chunked if always else np.where(n > 2 * chunk, chunked, n)
 
 
 def _abs_norm_sq_upper(aA: np.ndarray, rows: int) -> np.ndarray:
@@ -314,12 +317,13 @@ def _spectral_norm_upper_stack(A: np.ndarray, levels: int = NORM_SQUARINGS) -> n
 def reconstruction_bounds(
     G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray,
     block: int = RECONSTRUCT_BLOCK, chunk: int = RECONSTRUCT_CHUNK, symm_chunk: int = RECONSTRUCT_SYMM_CHUNK,
+    predict: Callable[[float], bool] | None = None,
 ) -> tuple[float, float] | None:
     """Floats ``(α, ē)`` with ‖QᵀQ − I‖₂ ≤ α < 1 and ‖G − QTQᵀ‖₂ ≤ ē for the exact Q of Theorem G-R; or None.
 
     Q := Q₁⋯Q_K with Q_j = I − V_jT_jV_jᵀ: V_j the reflectors of ``c`` in block j
     (``block`` consecutive indices, τ = 0 ones left out), T_j = fl((striu S̃_j + ½diag S̃_j)⁻¹)
-    with S̃_j = fl(V_jᵀV_j) (``dtrtri``; any float T_j would do). α by Lemmas R.1–R.2 (b×b
+    with S̃_j = fl(V_jᵀV_j) (``np.linalg.inv``, stacked; any float T_j would do). α by Lemmas R.1–R.2 (b×b
     quantities), ē = ‖G − Â₀‖₂ (computed, rigorous) + the a-priori bound of Lemmas R.3–R.4 on
     the rounding of the reconstruction Â₀ = fl(QTQᵀ) (proofs/enclosure-reconstruct.md §2–§4).
 
@@ -333,6 +337,10 @@ def reconstruction_bounds(
         Reflectors per block b ≥ 1.
     chunk : int
         Row-chunk length of Lemma 2.5 for S̃_j and Z_j.
+    symm_chunk : int
+        Inner chunk length of Y = X̃U (Lemma 2.5) when n > 2·symm_chunk.
+    predict : callable, optional
+        As in :func:`certify_reconstructed`.
 
     Returns
     -------
@@ -360,7 +368,7 @@ def reconstruction_bounds(
         raise ValueError(f"reconstruction_bounds: block={block}, chunk={chunk}, symm_chunk={symm_chunk} must be >= 1")
     if _fortran_blas() is None or k < 3:
         return None
-    rec = _reconstruct(G, c, d, e, tau, block, chunk, symm_chunk)
+    rec = _reconstruct(G, c, d, e, tau, block, chunk, symm_chunk, predict=predict)
     if rec is None:
         return None
     out = _bounds(G, d, e, rec, chunk, symm_chunk)
@@ -373,7 +381,7 @@ def reconstruction_bounds(
 class _Reconstruction(NamedTuple):
     """The floats of one reconstruction (block j: V_j = Vs[j, :bs[j], :ns[j]].T, T_j = small[0, j, :bs[j], :bs[j]])."""
 
-    X: np.ndarray          # lower triangle: Â₀; strict upper: G's
+    X: np.ndarray          # lower triangle: Â₀ (strict upper: untouched zeros)
     Vs: np.ndarray         # (K, b, kp)
     Us: np.ndarray         # (K, b, kp)
     small: np.ndarray      # (5, K, b, b): T, S̃, R̃, Z, M
@@ -381,86 +389,196 @@ class _Reconstruction(NamedTuple):
     ns: np.ndarray         # n_j = k − s_j (0: block unused)
     bs: np.ndarray         # b_j (reflectors used)
     starts: list[int]      # s_j
+    static: dict           # the bounds that depend on V, T, S̃, R̃, U only (_static_bounds)
 
 
-def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray, block: int,
-                 chunk: int, symm_chunk: int) -> _Reconstruction | None:
-    """Â₀ = fl(QTQᵀ): the blocks applied to T in reverse, and the floats the bounds need.
-
-    proofs/enclosure-reconstruct.md §1 (the data V_j, T_j) and §3 (Lemma R.3's table names the
-    function of each bounded product).
-    """
-    k = G.shape[0]
+def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chunk_u: int):  # noqa: ANN202
+    """V_j, S̃_j, R̃_j, T_j, U_j for all blocks at once (they depend on c only; proof §1, Lemma R.3's U)."""
     b = block
     nref = k - 2                        # reflector k−2 acts on one entry (τ = 0 in LAPACK): never used
     used = tau[:nref] != 0
     starts = list(range(0, nref, b))
     K = len(starts)
     kp = -(-k // chunk) * chunk         # rows padded to whole chunks (zeros: exact)
-    # Stacks: slab j holds V_jᵀ (U_jᵀ) as a C-ordered b×kp array, i.e. V_j F-ordered with leading dimension kp
-    # (rows ≥ n_j and columns ≥ b_j zero).
+    # Stacks: slab j holds V_jᵀ (U_jᵀ) as a C-ordered b×kp array, i.e. V_j F-ordered with leading dimension kp.
+    # A block's used reflectors come first; rows ≥ n_j and the columns of unused slots are zero.
     Vs = np.zeros((K, b, kp))
-    Us = np.zeros((K, b, kp))
+    ns = np.zeros(K, dtype=np.int64)
+    bs = np.zeros(K, dtype=np.int64)
+    full_mask = np.arange(b + 1)[None, :] <= np.arange(b)[:, None]   # zeros at and above each reflector's 1
+    for j, s in enumerate(starts):
+        sel = used[s:min(s + b, nref)]
+        n = k - s                        # working block X[s:, s:]; row 0 of V (index s) is zero
+        if sel.all():
+            bj = sel.size
+            Vt = Vs[j, :bj, :n]          # Vᵀ (bj × n)
+            Vt[:, 1:] = c[s + 1:, s:s + bj].T
+            Vt[:, :bj + 1][full_mask[:bj, :bj + 1]] = 0.0
+            Vt[np.arange(bj), np.arange(1, bj + 1)] = 1.0
+        else:
+            loc = np.flatnonzero(sel)
+            bj = loc.size
+            if bj == 0:
+                continue
+            Vt = Vs[j, :bj, :n]
+            Vt[:, 1:] = c[s + 1:, s + loc].T
+            top = int(loc.max()) + 2
+            Vt[:, :top][np.arange(top)[None, :] <= loc[:, None]] = 0.0
+            Vt[np.arange(bj), loc + 1] = 1.0
+        ns[j], bs[j] = n, bj
+    live = np.arange(b)[None, :] < bs[:, None]                      # (K, b): the used slots
     small = np.zeros((5, K, b, b))      # T, S̃, R̃, Z, M
-    Ts, Ss, Rs, Zs, Ms = small
+    Ts, Ss, Rs = small[0], small[1], small[2]
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        # S̃_j = fl(V_jᵀV_j) as the sum of its row-chunk products (Lemma 2.5; all-zero chunks add exact zeros).
+        Vc = Vs.reshape(K, b, kp // chunk, chunk).transpose(0, 2, 1, 3)           # (K, q, b, c)
+        np.sum(np.matmul(Vc, Vc.transpose(0, 1, 3, 2)), axis=1, out=Ss)
+        # R̃ = striu(S̃) + diag(S̃)/2 (halving exact: S̃_ll ≥ 1), and S̃ := R̃ + R̃ᵀ, the symmetric matrix of its upper
+        # triangle (exact), whose entries satisfy the same entrywise bound (proof §1–§2).
+        Rs[:] = np.triu(Ss, 1)
+        diag = np.arange(b)
+        Rs[:, diag, diag] = 0.5 * Ss[:, diag, diag]
+        np.add(Rs, Rs.transpose(0, 2, 1), out=Ss)
+        # T_j = triu(fl(R̃_j⁻¹)) on the used slots (unused slots: identity for the inversion, then 0).
+        try:
+            Tinv = np.linalg.inv(Rs + (~live)[:, :, None] * np.eye(b))
+        except np.linalg.LinAlgError:
+            return None
+        Ts[:] = np.triu(Tinv) * (live[:, :, None] & live[:, None, :])
+        # U_j = fl(V_j T_jᵀ), i.e. slab U_jᵀ = T_j V_jᵀ, inner b in chunks of chunk_u (Lemma 2.5).
+        qu = -(-b // chunk_u)
+        bu = qu * chunk_u
+        Tp = np.zeros((K, b, bu))
+        Tp[:, :, :b] = Ts
+        Vp = np.zeros((K, bu, kp))
+        Vp[:, :b] = Vs
+        Us = np.sum(np.matmul(Tp.reshape(K, b, qu, chunk_u).transpose(0, 2, 1, 3),
+                              Vp.reshape(K, qu, chunk_u, kp)), axis=1)
+    return Vs, Us, small, ns, bs, starts, kp
+
+
+def _static_bounds(d: np.ndarray, e: np.ndarray, Vs: np.ndarray, Us: np.ndarray, small: np.ndarray,
+                   ns: np.ndarray, bs: np.ndarray, starts: list[int], chunk: int, symm_chunk: int,
+                   chunk_u: int) -> dict | None:
+    """The bounds of Lemmas R.1, R.2 and R.3 that need only V, T, S̃, R̃, U, with Lemma R.4's ξ_j, φ_j, C (proof §5).
+
+    None when a block is refused (diagonal of fl(R̃T) outside [1/2, 2], ε_j ≥ 1, ∏(1 + ε_j) ≥ 2).
+    """
+    k = d.size
+    act = bs > 0
+    if not np.any(act):
+        return None
+    if not np.all(act):
+        Vs, Us, small = Vs[act], Us[act], small[:, act]
+    Ts, Ss, Rs = small[0], small[1], small[2]
+    kp, b = Vs.shape[2], Vs.shape[1]
+    nb = ns[act].astype(np.float64)
+    bb = bs[act].astype(np.float64)
+    out: dict[str, Any] = {"act": act, "nb": nb, "bb": bb}
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        out["g_n"] = _gamma_up(_chunked_length(ns[act], symm_chunk))   # Y = X̃U: inner n, chunked (Lemma 2.5)
+        g_s = _gamma_up(_chunked_length(ns[act], chunk, always=True))   # S̃: row chunks always (Lemma 2.5 / 2.1)
+        out["g_c"] = _gamma_up(_chunked_length(ns[act], chunk))         # Z: row chunks when n > 2·chunk
+        g_u = _gamma_up(_chunked_length(bs[act], chunk_u, always=True)) # U: inner b in chunks
+        g_b = _gamma_up(bs[act])                                        # inner b: M, H, fl(R̃T)
+        out["g_b"] = g_b
+        out["g_5"] = _gamma_up(2 * bs[act] + 1)                         # dsyr2k: x − Σ of 2b products
+        absV = np.abs(Vs)
+        aV = _sqrt_up(_abs_norm_sq_upper(absV, kp))          # ≥ ‖|V|‖₂ (Collatz–Wielandt)
+        aU = _sqrt_up(_abs_norm_sq_upper(np.abs(Us), kp))    # ≥ ‖|U|‖₂
+        t2 = _spectral_norm_upper_stack(Ts)                  # ≥ ‖T_j‖₂ (Lemma T6)
+        s2 = _spectral_norm_upper_stack(Ss)                  # ≥ ‖S̃_j‖₂
+        aT = np.abs(Ts)
+        # Lemma R.1: F = R̃T − I; fl(R̃T) − I is exact when its diagonal lies in [1/2, 2] (Sterbenz).
+        P = np.matmul(Rs, Ts)
+        diag = np.einsum("kii->ki", P)
+        live = np.arange(b)[None, :] < bs[act][:, None]
+        if not np.all(np.where(live, (diag >= 0.5) & (diag <= 2.0), True)):
+            return None
+        P[:, np.arange(b), np.arange(b)] -= live
+        rt = _sqrt_up(_chain_norm_sq_upper([np.abs(Rs), aT]))                   # ≥ ‖|R̃||T|‖₂
+        F = _up(_up(_sqrt_up(_frobenius_sq_upper(P)) + _up(g_b * rt)) + 2.0 * bb * bb * ETA)
+        eS = _up(_up(g_s * _up(aV * aV)) + 4.0 * kp * bb * ETA)             # ≥ ‖S − S̃‖₂
+        nu = _sqrt_up(_up(s2 + eS))                                          # ≥ ‖V‖₂
+        K_ = _up(_up(2.0 * _up(t2 * F)) + _up(_up(t2 * t2) * eS))           # ≥ ‖K_j‖₂
+        eps = _up(K_ * _up(s2 + eS))                                          # Lemma R.1: ≥ ‖Q_jᵀQ_j − I‖₂
+        if not np.all(eps < 1.0):
+            return None
+        Pr = 1.0
+        for x in (1.0 + eps).tolist():                        # 1 + ε rounded: step up
+            Pr = float(_up(Pr * float(_up(x))))
+        if not Pr < 2.0:
+            return None
+        # Norms of the partial reconstructions (Lemma R.4): ‖T[s:, s:]‖_F from reverse cumulative sums.
+        d2 = _inflate(np.cumsum((d * d)[::-1])[::-1], k)
+        e2 = np.append(_inflate(np.cumsum((e * e)[::-1])[::-1], k), 0.0)
+        st = np.asarray(starts)[act]
+        fT = _sqrt_up(_up(d2[st] + _up(2.0 * e2[st])))
+        gT = float(np.max(_up(_up(np.abs(d) + np.append(np.abs(e), 0.0)) + np.append(0.0, np.abs(e)))))
+        cap = float(_up(2.0**-26 * _up(fT[0] + 2.0**-1000)))
+        phi = _up(_up(fT * Pr) + _up(_sqrt_up(nb) * cap))    # ≥ ‖X̃[s:, s:]‖_F ≥ ‖|X̃[s:, s:]|‖₂
+        xi = _up(_up(gT * Pr) + cap)                          # ≥ ‖X̃[s:, s:]‖₂
+        rtn = _sqrt_up(nb * bb)
+        vt = _sqrt_up(_chain_norm_sq_upper([absV.transpose(0, 2, 1), aT.transpose(0, 2, 1)]))   # ≥ ‖|V||T|ᵀ‖₂
+        eU = _up(_up(g_u * vt) + 4.0 * bb * ETA * rtn)
+        eY = _up(_up(out["g_n"] * _up(phi * aU)) + 4.0 * nb * ETA * rtn)
+        hq = _up(0.5 * _up(1.0 + _sqrt_up(_up(1.0 + eps))))
+        out.update(aV=aV, aU=aU, t2=t2, s2=s2, F=F, eS=eS, nu=nu, eps=eps, Pr=Pr, cap=cap, phi=phi, xi=xi, rtn=rtn,
+                   vt=vt, eU=eU, eY=eY, hq=hq, kp=kp, b=b)
+    return out
+
+
+def _estimate_e(st: dict) -> float:
+    """A float estimate of the final a-priori E (not a bound): the dominant terms of Lemma R.3 (e_Y, ξe_U) × 1.3.
+
+    Measured (all-MiniLM-L6-v2 FFN, 768×3072 Gaussian; proofs/enclosure-reconstruct.md §7): the other terms
+    add 20–35 %.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        dom = 2.0 * st["nu"] * st["hq"] * (st["eY"] + st["xi"] * st["eU"])
+        return float(1.3 * st["Pr"] * np.sum(dom))
+
+
+def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray, block: int,
+                 chunk: int, symm_chunk: int, chunk_u: int = 8,
+                 predict: Callable[[float], bool] | None = None) -> _Reconstruction | None:
+    """Â₀ = fl(QTQᵀ): the blocks applied to T in reverse, and the floats the bounds need.
+
+    proofs/enclosure-reconstruct.md §1 (the data V_j, T_j) and §3 (Lemma R.3's table names the
+    function of each bounded product). V_j, S̃_j, T_j and U_j depend on c only, so they are formed
+    for all blocks at once (stacked products, the same entrywise model per block) with the bounds
+    that need only them; ``predict(estimate of ē)`` may then stop before the loop (returns None).
+    The loop does the X̃-dependent products Y, Z, M, H, W and the update.
+    """
+    k = G.shape[0]
+    prep = _prepare(c, tau, k, block, chunk, chunk_u)
+    if prep is None:
+        return None
+    Vs, Us, small, ns, bs, starts, kp = prep
+    st = _static_bounds(d, e, Vs, Us, small, ns, bs, starts, chunk, symm_chunk, chunk_u)
+    if st is None:
+        return None
+    if predict is not None and not predict(_estimate_e(st)):
+        return None
+    b = block
+    K = len(starts)
+    Ts, Zs, Ms = small[0], small[3], small[4]
     Yb = np.zeros((b, kp))              # Y and W of the current block (transposed), and a chunk buffer
     Wb = np.zeros((b, kp))
     Cb = np.zeros((b, kp))
-    ns = np.zeros(K, dtype=np.int64)
-    bs = np.zeros(K, dtype=np.int64)
     yw = np.zeros((2, K))               # fl(‖Y_j‖_F²), fl(‖W_j‖_F²) (bounded in _bounds)
-    # Â: the lower triangle holds T, then the reconstruction (dsymm/dsyr2k read/write 'L' only); the strict
-    # upper triangle holds G's, never read, so that fl(G − X) is 0 there and ‖tril‖ needs no mask.
-    Gc = G if G.flags.c_contiguous else np.ascontiguousarray(G)
-    X = np.tril(Gc, -1).T               # F-ordered; strict upper = G's (G = Gᵀ), strict lower 0
+    # Â: the lower triangle holds T, then the reconstruction (dsymm/dsyr2k read/write 'L' only).
+    X = np.zeros((k, k), order="F")
     X[np.arange(k), np.arange(k)] = d
     X[np.arange(1, k), np.arange(k - 1)] = e
-    full_mask = np.arange(b + 1)[None, :] <= np.arange(b)[:, None]   # zeros at and above each reflector's 1
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         for j in range(K - 1, -1, -1):
-            s = starts[j]
-            sel = used[s:min(s + b, nref)]
-            n = k - s                    # working block X[s:, s:]; row 0 of V (index s) is zero
-            if sel.all():
-                bj = sel.size
-                Vt = Vs[j, :bj, :n]      # Vᵀ (bj × n)
-                Vt[:, 1:] = c[s + 1:, s:s + bj].T
-                Vt[:, :bj + 1][full_mask[:bj, :bj + 1]] = 0.0
-                Vt[np.arange(bj), np.arange(1, bj + 1)] = 1.0
-            else:
-                loc = np.flatnonzero(sel)
-                bj = loc.size
-                if bj == 0:
-                    continue
-                Vt = Vs[j, :bj, :n]
-                Vt[:, 1:] = c[s + 1:, s + loc].T
-                top = int(loc.max()) + 2
-                Vt[:, :top][np.arange(top)[None, :] <= loc[:, None]] = 0.0
-                Vt[np.arange(bj), loc + 1] = 1.0
-            ns[j], bs[j] = n, bj
-            V = Vt.T
-            # S̃ = fl(VᵀV): running sum of row-chunk products (Lemma 2.5) when n > 2·chunk.
-            S = Ss[j, :bj, :bj]
-            qn = -(-n // chunk)
-            if n > 2 * chunk:
-                Vc = Vs[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
-                np.sum(np.matmul(Vc, Vc.transpose(0, 2, 1)), axis=0, out=S)
-            else:
-                np.matmul(Vt, V, out=S)
-            # R̃ = striu(S̃) + diag(S̃)/2 (halving exact: S̃_ll ≥ 1); S̃ is replaced by R̃ + R̃ᵀ, the symmetric matrix of
-            # its upper triangle (exact), whose entries satisfy the same entrywise error bound (proof §2).
-            R = Rs[j, :bj, :bj]
-            R[:] = np.triu(S, 1)
-            R[np.arange(bj), np.arange(bj)] = 0.5 * np.diagonal(S)
-            np.add(R, R.T, out=S)
-            Tj, info = _lapack.dtrtri(R, lower=0)
-            if info != 0:
-                return None
-            Tj = np.triu(Tj)
-            Ts[j, :bj, :bj] = Tj
-            # U = fl(V Tᵀ), Y = fl(X̃[s:, s:] U), Z = fl(VᵀY), M = fl(T Z), H = fl(V M), W = fl(Y − fl(H/2)).
-            U = Us[j, :bj, :n].T
-            _gemm(V, Ts[j, :bj, :bj].T, U)
+            bj, n, s = int(bs[j]), int(ns[j]), starts[j]
+            if bj == 0:
+                continue
+            Vt = Vs[j, :bj, :n]
+            V, U = Vt.T, Us[j, :bj, :n].T
+            # Y = fl(X̃[s:, s:] U), Z = fl(VᵀY), M = fl(T Z), H = fl(V M), W = fl(Y − fl(H/2)).
             Y = Yb[:bj, :n].T
             if n > 2 * symm_chunk:
                 # Y = Σ_C X̃[:, C] U[C] (Lemma 2.5): per chunk C = [i0, i1) of the local index, the diagonal
@@ -482,126 +600,95 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
             Yt = Yb[:bj, :n]
             Z = Zs[j, :bj, :bj]
             if n > 2 * chunk:
+                qn = -(-n // chunk)
                 Yc = Yb[:bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)   # Yb's padding stays 0
                 Vc = Vs[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
                 np.sum(np.matmul(Vc, Yc.transpose(0, 2, 1)), axis=0, out=Z)   # Z = VᵀY by row chunks
             else:
                 np.matmul(Vt, Y, out=Z)
             M = Ms[j, :bj, :bj]
-            np.matmul(Tj, Z, out=M)
-            Wv = Wb[:bj, :n].T
-            _gemm(V, M, Wv)                                          # H = fl(V M)
+            np.matmul(Ts[j, :bj, :bj], Z, out=M)
             Wt = Wb[:bj, :n]
+            np.matmul(M.T, Vt, out=Wt)                               # Hᵀ = fl(MᵀVᵀ), i.e. H = fl(V M)
+            Wv = Wt.T
             np.multiply(Wt, 0.5, out=Wt)                             # fl(H/2)
             np.subtract(Yt, Wt, out=Wt)                              # W = fl(Y − fl(H/2))
             yw[0, j] = np.einsum("ij,ij->", Yt, Yt)
             yw[1, j] = np.einsum("ij,ij->", Wt, Wt)
             _syr2k_lower_minus(V, Wv, X[s:, s:])
-    return _Reconstruction(X, Vs, Us, small, yw, ns, bs, starts)
+    return _Reconstruction(X, Vs, Us, small, yw, ns, bs, starts, st)
+
+
+_TRIU_PANEL = 128
+
+
+def _lower_residual_sq_upper(G: np.ndarray, X: np.ndarray) -> float:
+    """A float ≥ Σ_{i ≥ j} (g_ij − x_ij)² (the lower triangles), by column panels (proof §4: Theorem G-R's r)."""
+    k = G.shape[0]
+    mask = np.triu(np.ones((_TRIU_PANEL, _TRIU_PANEL), dtype=bool), 1)
+    tot = 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j0 in range(0, k, _TRIU_PANEL):
+            j1 = min(j0 + _TRIU_PANEL, k)
+            D = G[j0:, j0:j1] - X[j0:, j0:j1]        # fl(g − x): |g − x| ≤ |fl|/(1 − u)
+            D[:j1 - j0][mask[:j1 - j0, :j1 - j0]] = 0.0
+            s = float(_inflate(np.einsum("ij,ij->", D, D), D.size))   # Lemma 2.2 (squares, any order)
+            tot = float(_up(tot + s))
+    return tot if np.isfinite(tot) else _INF
 
 
 def _bounds(G: np.ndarray, d: np.ndarray, e: np.ndarray, rec: _Reconstruction, chunk: int,
             symm_chunk: int) -> tuple[float, float, float] | None:
     """``(α, r, E)``: Lemmas R.1–R.2's α, r ≥ ‖G − Â₀‖₂ and Lemma R.4's E ≥ ‖Â₀ − QTQᵀ‖₂; or None.
 
-    proofs/enclosure-reconstruct.md §2–§5 (every operation on a bound is followed by one step up).
+    proofs/enclosure-reconstruct.md §2–§5 (every operation on a bound is followed by one step up);
+    the parts that need only V, T, S̃, R̃, U come from :func:`_static_bounds`.
     """
-    k = G.shape[0]
-    X, Vs, Us, small, yw, ns, bs, starts = rec
-    kp = Vs.shape[2]
-    act = bs > 0
-    if not np.any(act):
-        return None
+    st = rec.static
+    act, nb, bb, kp, b = st["act"], st["nb"], st["bb"], st["kp"], st["b"]
+    small, yw = rec.small, rec.yw
     if not np.all(act):
-        Vs, Us, small, yw = Vs[act], Us[act], small[:, act], yw[:, act]
-    Ts, Ss, Rs, Zs, Ms = small
-    nb = ns[act].astype(np.float64)
-    bb = bs[act].astype(np.float64)
-    b = Vs.shape[1]
-    g_n = _gamma_up(_chunked_length(ns[act], symm_chunk))    # Y = X̃U: inner length n, chunked (Lemma 2.5)
-    g_c = _gamma_up(_chunked_length(ns[act], chunk))          # S̃ and Z: Lemma 2.5 (or γ_n when n ≤ 2·chunk)
-    g_b = _gamma_up(bs[act])                                  # inner length b: U, M, H, fl(R̃T)
-    g_5 = _gamma_up(2 * bs[act] + 1)                          # dsyr2k: x − Σ of 2b products
+        small, yw = small[:, act], yw[:, act]
+    Ts, Zs, Ms = small[0], small[3], small[4]
+    aV, t2, nu, xi, phi, rtn, g_b = st["aV"], st["t2"], st["nu"], st["xi"], st["phi"], st["rtn"], st["g_b"]
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
-        absV = np.abs(Vs)
-        aV = _sqrt_up(_abs_norm_sq_upper(absV, kp))          # ≥ ‖|V|‖₂ (Collatz–Wielandt)
-        aU = _sqrt_up(_abs_norm_sq_upper(np.abs(Us), kp))    # ≥ ‖|U|‖₂
         yF = _sqrt_up(_inflate(yw[0], kp * b))                # ≥ ‖Y‖_F ≥ ‖|Y|‖₂
         wF = _sqrt_up(_inflate(yw[1], kp * b))                # ≥ ‖W‖_F ≥ ‖|W|‖₂
-        t2 = _spectral_norm_upper_stack(Ts)                  # ≥ ‖T_j‖₂ (Lemma T6)
-        s2 = _spectral_norm_upper_stack(Ss)                  # ≥ ‖S̃_j‖₂
-        aT, aR = np.abs(Ts), np.abs(Rs)
-        aVt = absV.transpose(0, 2, 1)                        # |V| as (K, kp, b)
-        # Lemma R.1: F = R̃T − I; fl(R̃T) − I is exact when its diagonal lies in [1/2, 2] (Sterbenz).
-        P = np.matmul(Rs, Ts)
-        diag = np.einsum("kii->ki", P)
-        live = np.arange(b)[None, :] < bs[act][:, None]
-        if not np.all(np.where(live, (diag >= 0.5) & (diag <= 2.0), True)):
-            return None
-        P[:, np.arange(b), np.arange(b)] -= live
-        rt = _sqrt_up(_chain_norm_sq_upper([aR, aT]))                           # ≥ ‖|R̃||T|‖₂
-        F = _up(_up(_sqrt_up(_frobenius_sq_upper(P)) + _up(g_b * rt)) + 2.0 * bb * bb * ETA)
-        eS = _up(_up(g_c * _up(aV * aV)) + 4.0 * kp * bb * ETA)             # ≥ ‖S − S̃‖₂
-        nu = _sqrt_up(_up(s2 + eS))                                          # ≥ ‖V‖₂
-        K_ = _up(_up(2.0 * _up(t2 * F)) + _up(_up(t2 * t2) * eS))           # ≥ ‖K_j‖₂
-        eps = _up(K_ * _up(s2 + eS))                                          # Lemma R.1: ≥ ‖Q_jᵀQ_j − I‖₂
-        if not np.all(eps < 1.0):
-            return None
-        Pr = 1.0
-        for x in (1.0 + eps).tolist():                        # 1 + ε rounded: step up
-            Pr = float(_up(Pr * float(_up(x))))
-        if not Pr < 2.0:
-            return None
-        # Norms of the partial reconstructions (Lemma R.4): ‖T[s:, s:]‖_F from reverse cumulative sums.
-        d2 = _inflate(np.cumsum((d * d)[::-1])[::-1], k)
-        e2 = np.append(_inflate(np.cumsum((e * e)[::-1])[::-1], k), 0.0)
-        st = np.asarray(starts)[act]
-        fT = _sqrt_up(_up(d2[st] + _up(2.0 * e2[st])))
-        gT = float(np.max(_up(_up(np.abs(d) + np.append(np.abs(e), 0.0)) + np.append(0.0, np.abs(e)))))
-        cap = float(_up(2.0**-26 * _up(fT[0] + 2.0**-1000)))
-        phi = _up(_up(fT * Pr) + _up(_sqrt_up(nb) * cap))    # ≥ ‖X̃[s:, s:]‖_F ≥ ‖|X̃[s:, s:]|‖₂
-        xi = _up(_up(gT * Pr) + cap)                          # ≥ ‖X̃[s:, s:]‖₂
-        # Lemma R.3, block by block (all terms ≥ 0; each op rounded up).
-        rtn = _sqrt_up(nb * bb)
-        vt = _sqrt_up(_chain_norm_sq_upper([aVt, aT.transpose(0, 2, 1)]))      # ≥ ‖|V||T|ᵀ‖₂
+        aT = np.abs(Ts)
         tz = _sqrt_up(_chain_norm_sq_upper([aT, np.abs(Zs)]))                   # ≥ ‖|T||Z|‖₂
-        vm = _sqrt_up(_chain_norm_sq_upper([aVt, np.abs(Ms)]))                  # ≥ ‖|V||M|‖₂
-        eU = _up(_up(g_b * vt) + 2.0 * bb * ETA * rtn)
-        eY = _up(_up(g_n * _up(phi * aU)) + 4.0 * nb * ETA * rtn)
-        eZ = _up(_up(g_c * _up(aV * yF)) + 4.0 * kp * ETA * bb)
+        vm = _sqrt_up(_chain_norm_sq_upper([np.abs(rec.Vs[act]).transpose(0, 2, 1), np.abs(Ms)]))   # ≥ ‖|V||M|‖₂
+        eZ = _up(_up(st["g_c"] * _up(aV * yF)) + 4.0 * kp * ETA * bb)
         eM = _up(_up(g_b * tz) + 2.0 * bb * ETA * bb)
         eH = _up(_up(g_b * vm) + 2.0 * bb * ETA * rtn)
         eW = _up(_up(2.0 * _U * wF) + ETA * rtn)
-        e5 = _up(_up(g_5 * _up(phi + _up(2.0 * _up(aV * wF)))) + (4.0 * bb + 2.0) * ETA * nb)
-        hq = _up(0.5 * _up(1.0 + _sqrt_up(_up(1.0 + eps))))
-        dY = _up(eY + _up(xi * eU))
-        inner = _up(_up(_up(hq * dY) + _up(0.5 * _up(nu * _up(_up(t2 * eZ) + eM)))) + _up(_up(0.5 * eH) + eW))
+        e5 = _up(_up(st["g_5"] * _up(phi + _up(2.0 * _up(aV * wF)))) + (4.0 * bb + 2.0) * ETA * nb)
+        dY = _up(st["eY"] + _up(xi * st["eU"]))
+        inner = _up(_up(_up(st["hq"] * dY) + _up(0.5 * _up(nu * _up(_up(t2 * eZ) + eM)))) + _up(_up(0.5 * eH) + eW))
         delta = _up(e5 + _up(2.0 * _up(nu * inner)))
         if _BREAKDOWN is not None:
-            _BREAKDOWN.update(e5=e5, eY=2 * nu * hq * eY, xieU=2 * nu * hq * xi * eU, eZ=nu * nu * t2 * eZ, eM=nu * nu * eM,
-                          eH=nu * eH, eW=2 * nu * eW, eps=eps, phi=phi, aU=aU, aV=aV, wF=wF, yF=yF, t2=t2, s2=s2,
-                          nu=nu, F=F, eS=eS, vt=vt, xi=xi, tz=tz, vm=vm)
+            hq = st["hq"]
+            _BREAKDOWN.update(st, e5=e5, eY=2 * nu * hq * st["eY"], xieU=2 * nu * hq * xi * st["eU"],
+                              eZ=nu * nu * t2 * eZ, eM=nu * nu * eM, eH=nu * eH, eW=2 * nu * eW, wF=wF, yF=yF,
+                              tz=tz, vm=vm, estimate=_estimate_e(st))
         if not np.all(np.isfinite(delta)):
             return None
         tot = 0.0
         for x in delta.tolist():
             tot = float(_up(tot + x))
-        acc = float(_up(Pr * tot))
-        if not acc <= cap:
+        acc = float(_up(st["Pr"] * tot))
+        if not acc <= st["cap"]:
             return None
-        # ‖G − Â₀‖₂ ≤ ‖fl(G − Â₀)‖_F/(1 − u): X's strict upper triangle is G's, so fl(G − X) is the lower
-        # triangle of the difference with zeros above, and the symmetric completion has ≤ 2× its squares.
-        D = G - X
-    with working_precision():
-        res = (2 * _sumsq_upper(D)).sqrt() / (1 - arb(_U))
-        r = float_upper(res)
+        # ‖G − Â₀‖₂ ≤ ‖G − Â₀‖_F ≤ √(2 Σ_{i≥j} (g − x)²)/(1 − u) (symmetric completion; rounded subtractions).
+        r = float(_up(_up(_sqrt_up(_up(2.0 * _lower_residual_sq_upper(G, rec.X)))) / (1.0 - _U)))
     if not np.isfinite(r):
         return None
-    return Pr - 1.0, r, acc                                    # Pr − 1 exact (Sterbenz: Pr ∈ [1, 2))
+    return st["Pr"] - 1.0, r, acc                              # Pr − 1 exact (Sterbenz: Pr ∈ [1, 2))
 
 
 def certify_reconstructed(
     G: np.ndarray, beta: arb, scale_exponent: int, block: int = RECONSTRUCT_BLOCK,
+    reflectors: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+    predict: Callable[[float], bool] | None = None,
 ) -> tuple[list[arb], arb, arb, str] | None:
     """Theorem G-R on the exactly symmetric Ĝ: ``(sigma, alpha, e, "gram-rec")`` or None.
 
@@ -620,6 +707,13 @@ def certify_reconstructed(
         The σ's are multiplied by ``2**scale_exponent``.
     block : int
         Reflectors per block.
+    reflectors : tuple, optional
+        ``(c, d, e, tau)`` of :func:`householder_reflectors` on this G, if the caller has them (one ``dsytrd``
+        shared with Theorem G-T's fallback); read only.
+    predict : callable, optional
+        ``predict(e_estimate) -> bool``, called before the reconstruction loop with an estimate of the
+        final ē (Ĝ's units; not a bound: measured 0.9–1.16× the final value, proofs/enclosure-reconstruct.md §7);
+        False stops the certificate there (returns None). For the caller's cheap width-target decision.
 
     Returns
     -------
@@ -636,11 +730,11 @@ def certify_reconstructed(
     >>> mode, all(float(x.lower()) <= v <= float(x.upper()) for x, v in zip(sig, s))
     ('gram-rec', True)
     """
-    ref = householder_reflectors(G)
+    ref = householder_reflectors(G) if reflectors is None else reflectors
     if ref is None:
         return None
     c, d, e, tau = ref
-    bounds = reconstruction_bounds(G, c, d, e, tau, block=block)
+    bounds = reconstruction_bounds(G, c, d, e, tau, block=block, predict=predict)
     if bounds is None:
         return None
     alpha_f, e_f = bounds

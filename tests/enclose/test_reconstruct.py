@@ -240,3 +240,24 @@ def test_input_errors():
     with pytest.raises(ValueError):
         reconstruct.householder_reflectors(np.zeros((3, 4)))
     assert reconstruct.householder_reflectors(np.array([[np.nan, 0.0], [0.0, 1.0]])) is None
+
+
+def test_predict_and_shared_reflectors():
+    W = np.random.default_rng(17).standard_normal((24, 70))
+    G, beta = rounded_gram(W)
+    ref = reconstruct.householder_reflectors(G)
+    seen = []
+
+    def yes(est):
+        seen.append(est)
+        return True
+
+    full = reconstruct.certify_reconstructed(G, beta, 0, block=4, reflectors=ref, predict=yes)
+    assert full is not None and len(seen) == 1
+    # the estimate is of the same order as the final a-priori ē (it decides, it does not bound)
+    assert 0.3 * float(full[2].upper()) <= seen[0] <= 3.0 * float(full[2].upper())
+    assert reconstruct.certify_reconstructed(G, beta, 0, block=4, reflectors=ref, predict=lambda est: False) is None
+    # the shared reflectors give the same certificate as computing them inside
+    own = reconstruct.certify_reconstructed(G, beta, 0, block=4)
+    assert [(x.lower(), x.upper()) for x in own[0]] == [(x.lower(), x.upper()) for x in full[0]]
+    assert G.flags.writeable and np.array_equal(G, rounded_gram(W)[0])    # G only read
