@@ -12,6 +12,11 @@
     - Lemma R.2 ([lemma_r2]): [||Q_j^T Q_j - I|| <= eps_j <= 1] for each
       block gives [||Q^T Q - I||_2 <= prod(1 + eps_j) - 1] and
       [||Q_a ... Q_(a+m-1)||_2^2 <= prod(1 + eps_j)];
+    - Lemma R.3 ([lemma_r3]): one block's rounding, for ANY floats
+      [U, Y, Z, M, H, W, X'] with the errors [E_U = U - V T^T], ...,
+      [E_5 = X' - (X - V W^T - W V^T)] bounded in norm:
+      [||X' - Q X Q^T|| <= e_5 + 2 nu (h (e_Y + xi e_U) + nu (t e_Z + e_M)/2
+      + e_H/2 + e_W)], [h = (1 + sqrt(1 + eps))/2];
     - Lemma R.4's recursion ([lemma_r4]): [E_j = D_j + Q_j E_(j+1) Q_j^T],
       [E_K = 0], [||D_j|| <= Delta_j] whenever [||E_(j+1)|| <= C], and
       [P sum Delta_j <= C] with [P >= prod(1 + eps_j)] give
@@ -501,3 +506,192 @@ Proof.
   exact (cf_theorem_gt_matrix k n W Gh (qprod k Qs 0 K) T la lb (P - 1) beta (eG + P * rsum K Dl) c grow shrink i
            Hk Hi HT Hbr Halpha HP1 HB He Hc Hg Hs).
 Qed.
+
+(** ** Lemma R.3: one block's rounding ([reconstruct._reconstruct]'s loop)
+
+    For a symmetric [X] ([n x n]), [V] ([n x b]), [T] ([b x b]),
+    [Q = I - V T V^T] and ANY matrices [U, Y, Z, M, H, W, X'] (the code's
+    floats), with the rounding errors DEFINED as
+    [E_U = U - V T^T], [E_Y = Y - X U], [E_Z = Z - V^T Y], [E_M = M - T Z],
+    [E_H = H - V M], [E_W = W - (Y - H/2)], [E_5 = X' - (X - V W^T - W V^T)]
+    and bounded in norm by [e_U, ..., e_5]:
+    [||X' - Q X Q^T||_2 <= e_5 + 2 nu (h (e_Y + xi e_U) + nu (t e_Z + e_M)/2 + e_H/2 + e_W)]
+    with [h = (1 + sqrt(1 + eps))/2], [nu >= ||V||], [t >= ||T||],
+    [xi >= ||X||], [eps >= ||Q^T Q - I||] ([lemma_r3]).  The proof's two
+    identities ([lemma_r3_dw], [lemma_r3_split]) are checked entrywise
+    after normalising products (associativity, transposes; functional
+    extensionality, an allowed axiom, lets them be rewritten as
+    equalities of matrices). *)
+
+From Coq Require Import FunctionalExtensionality.
+
+Definition msub (A B : nat -> nat -> R) : nat -> nat -> R := fun i j => A i j - B i j.
+Definition madd (A B : nat -> nat -> R) : nat -> nat -> R := fun i j => A i j + B i j.
+Definition mscal (c : R) (A : nat -> nat -> R) : nat -> nat -> R := fun i j => c * A i j.
+
+Lemma mmul_assoc_f : forall p q A B C, mmul q (mmul p A B) C = mmul p A (mmul q B C).
+Proof. intros. do 2 (apply functional_extensionality; intros). apply mmul_assoc. Qed.
+
+Lemma mtr_mmul_f : forall k A B, mtr (mmul k A B) = mmul k (mtr B) (mtr A).
+Proof. intros. do 2 (apply functional_extensionality; intros). apply mtr_mmul. Qed.
+
+Lemma mtr_mtr_f : forall A : nat -> nat -> R, mtr (mtr A) = A.
+Proof. reflexivity. Qed.
+
+Lemma mtr_msub_f : forall A B, mtr (msub A B) = msub (mtr A) (mtr B).
+Proof. reflexivity. Qed.
+
+Lemma mtr_madd_f : forall A B, mtr (madd A B) = madd (mtr A) (mtr B).
+Proof. reflexivity. Qed.
+
+Lemma mtr_mscal_f : forall c A, mtr (mscal c A) = mscal c (mtr A).
+Proof. reflexivity. Qed.
+
+Lemma mmul_msub_r_f : forall k A B C, mmul k A (msub B C) = msub (mmul k A B) (mmul k A C).
+Proof. intros. do 2 (apply functional_extensionality; intros). unfold msub. apply mmul_sub_r. Qed.
+
+Lemma mmul_msub_l_f : forall k A B C, mmul k (msub A B) C = msub (mmul k A C) (mmul k B C).
+Proof. intros. do 2 (apply functional_extensionality; intros). unfold msub. apply mmul_sub_l. Qed.
+
+Lemma mmul_madd_r_f : forall k A B C, mmul k A (madd B C) = madd (mmul k A B) (mmul k A C).
+Proof.
+  intros. do 2 (apply functional_extensionality; intros). unfold madd, mmul. rewrite <- rsum_add.
+  apply rsum_ext. intros; ring.
+Qed.
+
+Lemma mmul_madd_l_f : forall k A B C, mmul k (madd A B) C = madd (mmul k A C) (mmul k B C).
+Proof.
+  intros. do 2 (apply functional_extensionality; intros). unfold madd, mmul. rewrite <- rsum_add.
+  apply rsum_ext. intros; ring.
+Qed.
+
+Lemma mmul_mscal_r_f : forall k c A B, mmul k A (mscal c B) = mscal c (mmul k A B).
+Proof.
+  intros. do 2 (apply functional_extensionality; intros). unfold mscal, mmul. rewrite <- rsum_scal.
+  apply rsum_ext. intros; ring.
+Qed.
+
+Lemma mmul_mscal_l_f : forall k c A B, mmul k (mscal c A) B = mscal c (mmul k A B).
+Proof.
+  intros. do 2 (apply functional_extensionality; intros). unfold mscal, mmul. rewrite <- rsum_scal.
+  apply rsum_ext. intros; ring.
+Qed.
+
+Ltac mnorm :=
+  repeat (rewrite ?mtr_mmul_f, ?mtr_msub_f, ?mtr_madd_f, ?mtr_mscal_f, ?mtr_mtr_f,
+                  ?mmul_msub_r_f, ?mmul_msub_l_f, ?mmul_madd_r_f, ?mmul_madd_l_f,
+                  ?mmul_mscal_r_f, ?mmul_mscal_l_f, ?mmul_assoc_f).
+
+Section LemmaR3.
+Variables (n b : nat) (X V T U Y Z M H W Xp : nat -> nat -> R).
+Hypothesis X_symm : forall i j, X i j = X j i.
+Variables (nu t xi eps eU eY eZ eM eH eW e5 : R).
+
+Let P := mmul b (mmul b V T) (mtr V).
+Let Q := msub idm P.
+Let Y0 := mmul b (mmul n X V) (mtr T).
+Let M0 := mmul n (mmul b T (mtr V)) Y0.
+Let dY := msub Y Y0.
+Let EU := msub U (mmul b V (mtr T)).
+Let EY := msub Y (mmul n X U).
+Let EZ := msub Z (mmul n (mtr V) Y).
+Let EM := msub M (mmul b T Z).
+Let EH := msub H (mmul b V M).
+Let EW := msub W (msub Y (mscal (/ 2) H)).
+Let E5 := msub Xp (msub (msub X (mmul b V (mtr W))) (mmul b W (mtr V))).
+Let DW := madd (msub W Y0) (mscal (/ 2) (mmul b V M0)).
+
+Lemma X_tr : mtr X = X.
+Proof. do 2 (apply functional_extensionality; intros). unfold mtr. apply X_symm. Qed.
+
+(** [Delta_W = (I + Q)/2 dY - V (T E_Z + E_M)/2 - E_H/2 + E_W]. *)
+Lemma lemma_r3_dw : forall a l, (a < n)%nat ->
+  DW a l = / 2 * (dY a l + mmul n Q dY a l) - / 2 * mmul b V (madd (mmul b T EZ) EM) a l - / 2 * EH a l + EW a l.
+Proof.
+  intros a l Ha. unfold Q. rewrite mmul_msub_l_f. unfold msub at 1.
+  rewrite mmul_idm_l by exact Ha.
+  unfold DW, dY, EZ, EM, EH, EW, P, M0, Y0. mnorm.
+  unfold msub, madd, mscal. field.
+Qed.
+
+(** [Q X Q^T = X - P X - X P^T + P X P^T] entrywise. *)
+Lemma congr_expand : forall a c, (a < n)%nat -> (c < n)%nat ->
+  mmul n (mmul n Q X) (mtr Q) a c = X a c - mmul n P X a c - mmul n X (mtr P) a c + mmul n (mmul n P X) (mtr P) a c.
+Proof.
+  intros a c Ha Hc. unfold Q. repeat rewrite ?mmul_msub_l_f, ?mtr_msub_f, ?mmul_msub_r_f. unfold msub.
+  rewrite (mmul_idm_tr n (mmul n idm X)) by exact Hc. rewrite (mmul_idm_tr n (mmul n P X)) by exact Hc.
+  rewrite (mmul_idm_l n X) by exact Ha.
+  rewrite (mmul_ext_l n (mmul n idm X) X (mtr P) a c) by (intros; apply mmul_idm_l; exact Ha). ring.
+Qed.
+
+(** [X' - Q X Q^T = E_5 - (V Delta_W^T + Delta_W V^T)]. *)
+Lemma lemma_r3_split : forall a c, (a < n)%nat -> (c < n)%nat ->
+  Xp a c - mmul n (mmul n Q X) (mtr Q) a c = E5 a c - mmul b V (mtr DW) a c - mmul b DW (mtr V) a c.
+Proof.
+  intros a c Ha Hc. rewrite congr_expand by assumption.
+  unfold E5, DW, P, M0, Y0. mnorm. rewrite ?X_tr. mnorm.
+  unfold msub, madd, mscal. field.
+Qed.
+
+Hypothesis V_bound : opbound n b V nu.
+Hypothesis T_bound : opbound b b T t.
+Hypothesis X_bound : opbound n n X xi.
+Hypothesis Q_bound : opbound n n (fun a c => mmul n (mtr Q) Q a c - idm a c) eps.
+Hypothesis EU_bound : opbound n b EU eU.
+Hypothesis EY_bound : opbound n b EY eY.
+Hypothesis EZ_bound : opbound b b EZ eZ.
+Hypothesis EM_bound : opbound b b EM eM.
+Hypothesis EH_bound : opbound n b EH eH.
+Hypothesis EW_bound : opbound n b EW eW.
+Hypothesis E5_bound : opbound n n E5 e5.
+Hypothesis eps_nonneg : 0 <= eps.
+
+Lemma opbound_idm : forall k, opbound k k idm 1.
+Proof.
+  intros k. split; [lra|]. intros y. rewrite (nsq_ext k (mv k idm y) y) by (intros; apply mv_idm; assumption). lra.
+Qed.
+
+Lemma opbound_madd : forall m k A B a c, opbound m k A a -> opbound m k B c -> opbound m k (madd A B) (a + c).
+Proof. intros. apply opbound_add; assumption. Qed.
+
+Lemma opbound_mscal : forall m k A a c, opbound m k A a -> opbound m k (mscal c A) (Rabs c * a).
+Proof. intros. apply opbound_scal; assumption. Qed.
+
+Lemma Rabs_mhalf : Rabs (- / 2) = / 2.
+Proof. rewrite Rabs_Ropp, Rabs_pos_eq by lra. reflexivity. Qed.
+
+Theorem lemma_r3 :
+  opbound n n (fun a c => Xp a c - mmul n (mmul n Q X) (mtr Q) a c)
+    (e5 + 2 * nu * (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW)).
+Proof.
+  assert (Hnu : 0 <= nu) by (destruct V_bound; assumption).
+  (* [dY = E_Y + X E_U] *)
+  assert (HdY : opbound n b dY (eY + xi * eU)).
+  { apply (opbound_ext n b (madd EY (mmul n X EU))).
+    - intros p q Hp Hq. unfold EY, EU, dY, Y0. mnorm. unfold madd, msub. ring.
+    - apply opbound_madd; [exact EY_bound|apply opbound_mul; assumption]. }
+  assert (HQ : opbound n n Q (sqrt (1 + eps))) by (apply block_norm; assumption).
+  assert (Hh : opbound n n (mscal (/ 2) (madd idm Q)) (/ 2 * (1 + sqrt (1 + eps)))).
+  { rewrite <- (Rabs_pos_eq (/ 2)) at 2 by lra. apply opbound_mscal, opbound_madd; [apply opbound_idm|exact HQ]. }
+  set (dw := / 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW).
+  assert (HDW : opbound n b DW dw).
+  { apply (opbound_ext n b (madd (madd (madd (mmul n (mscal (/ 2) (madd idm Q)) dY)
+                                            (mscal (- / 2) (mmul b V (madd (mmul b T EZ) EM))))
+                                      (mscal (- / 2) EH)) EW)).
+    - intros p q Hp Hq. rewrite lemma_r3_dw by exact Hp. rewrite mmul_mscal_l_f, mmul_madd_l_f.
+      unfold mscal, madd. rewrite mmul_idm_l by exact Hp. field.
+    - replace dw with (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + Rabs (- / 2) * (nu * (t * eZ + eM))
+                       + Rabs (- / 2) * eH + eW) by (rewrite Rabs_mhalf; unfold dw; ring).
+      apply opbound_madd; [apply opbound_madd; [apply opbound_madd|]|exact EW_bound].
+      + apply opbound_mul; assumption.
+      + apply opbound_mscal. apply opbound_mul; [exact V_bound|]. apply opbound_madd; [apply opbound_mul|]; assumption.
+      + apply opbound_mscal. exact EH_bound. }
+  apply (opbound_ext n n (madd E5 (mscal (-1) (madd (mmul b V (mtr DW)) (mmul b DW (mtr V)))))).
+  - intros p q Hp Hq. rewrite lemma_r3_split by assumption. unfold madd, mscal. ring.
+  - assert (Hm1 : Rabs (-1) = 1) by (unfold Rabs; destruct (Rcase_abs (-1)); lra).
+    replace (e5 + 2 * nu * dw) with (e5 + Rabs (-1) * (nu * dw + dw * nu)) by (rewrite Hm1; ring).
+    apply opbound_madd; [exact E5_bound|]. apply opbound_mscal.
+    apply opbound_madd; apply opbound_mul; [exact V_bound|apply opbound_transpose; exact HDW|exact HDW|apply opbound_transpose; exact V_bound].
+Qed.
+
+End LemmaR3.
