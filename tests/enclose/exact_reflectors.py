@@ -43,15 +43,18 @@ def _matmul(A: list, B: list) -> list:
 
 
 def lower_reflectors(c: np.ndarray, tau: np.ndarray) -> tuple[list, list]:
-    """``(V, τ)`` of dsytrd(lower)'s output as exact rationals: V is k×(k−1), column i is vᵢ (vᵢ[i+1] = 1)."""
+    """``(V, τ)`` of dsytrd(lower)'s output as exact rationals: V is k×(k−1), column i is vᵢ (vᵢ[i+1] = 1).
+
+    A non-finite entry of c (or τ) has no rational value: it is returned as None.
+    """
     c = np.asarray(c, dtype=np.float64)
     k = c.shape[0]
     V = [[Fraction(0)] * max(k - 1, 0) for _ in range(k)]
     for i in range(k - 1):
         V[i + 1][i] = Fraction(1)
         for r in range(i + 2, k):
-            V[r][i] = F(c[r, i])
-    return V, [F(t) for t in np.asarray(tau, dtype=np.float64)[: k - 1]]
+            V[r][i] = F(c[r, i]) if np.isfinite(c[r, i]) else None
+    return V, [F(t) if np.isfinite(t) else None for t in np.asarray(tau, dtype=np.float64)[: k - 1]]
 
 
 def reflector_product(V: list, tau: list) -> list:

@@ -444,4 +444,5 @@ def test_reconstruction_a_priori_bound_against_its_own_worst_case(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_reconstruction_a_priori_bound_against_its_own_worst_case_sweep(seed, monkeypatch):
-    _check_self_reconstructed(7900 + seed, 25, monkeypatch)
+    # up to k = 20 (several blocks of 4, e_Y the largest term): measured exact/bound 0.05–0.08 at k = 16 … 24
+    _check_self_reconstructed(7900 + seed, 12, monkeypatch, max_k=20)
