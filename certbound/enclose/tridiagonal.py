@@ -32,6 +32,7 @@ from certbound.ball import float_upper, working_precision
 
 __all__ = [
     "householder_tridiagonal",
+    "tridiagonal_from_reflectors",
     "sturm_counts",
     "sturm_perturbation",
     "gershgorin_bounds",
@@ -100,6 +101,42 @@ def householder_tridiagonal(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
         c, d, e, tau, info = _lapack.dsytrd(G, lower=1, lwork=max(int(lw), 1))
         if info != 0:
             return None
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    return tridiagonal_from_reflectors(c, d, e, tau)
+
+
+def tridiagonal_from_reflectors(c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray
+                                ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`householder_tridiagonal`'s second step: Q̂ from ``dsytrd``'s reflectors (LAPACK ``dorgqr``).
+
+    ``(c, d, e, tau)`` as ``dsytrd`` (lower) returns them, e.g. from
+    :func:`certbound.enclose.reconstruct.householder_reflectors` (the same call), so that
+    Theorem G-T and Theorem G-R share one ``dsytrd``; not modified.
+
+    Parameters
+    ----------
+    c : (k, k) float64 array
+        ``dsytrd``'s output matrix (reflectors below the subdiagonal), k ≥ 2.
+    d, e, tau : float64 arrays
+        Diagonal (k,), off-diagonal (k−1,) and reflector factors (k−1,).
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``(Q, d, e)`` as :func:`householder_tridiagonal`; None when LAPACK
+        reports an error or d, e are not finite.
+
+    Examples
+    --------
+    >>> G = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 1.0]])
+    >>> c, d, e, tau, _ = _lapack.dsytrd(G, lower=1)
+    >>> Q, d, e = tridiagonal_from_reflectors(c, d, e, tau)
+    >>> bool(np.abs(Q @ (np.diag(d) + np.diag(e, 1) + np.diag(e, -1)) @ Q.T - G).max() < 1e-14)
+    True
+    """
+    k = c.shape[0]
+    try:
         # Reflector i (v(i+1) = 1, v(i+2:) below c's subdiagonal) becomes column i+1 of a k×k array whose
         # column 0 is the identity reflector (τ = 0): dorgqr then returns Q̂ = H₀H₁⋯ = [[1, 0], [0, Q₁]] in place.
         Q = np.zeros((k, k), order="F")
