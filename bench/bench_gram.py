@@ -6,7 +6,9 @@ the shorter side (``W @ W.T``, which numpy runs as SYRK) and its values-only
 ``mode="gram"``) needs in addition ``dorgqr`` (Q̂), the residual and α products and
 Sturm counts: its floor is about 1.6× the peer. The pseudo-mode ``gram-eigh`` times
 the previous certificate (Theorem G with ``eigh``'s eigenvectors, floor ≈ 2×),
-the fallback of the tridiagonal route, by making that route unavailable.
+the fallback of the tridiagonal route, by making that route unavailable; ``gram-rec`` times
+Theorem G-R (no Q̂, proofs/enclosure-reconstruct.md) where mode auto would take it (mode gram
+with ``prefer_reconstruct``: the go/no-go and the width test apply, else Theorem G-T).
 
 Matrices: ``trained`` (σᵢ ∝ i^-0.7, float32-stored) and ``gaussian`` (0.02·N(0,1)).
 Times are CPU (process) times, medians over interleaved repeats (peer, gram,
@@ -20,8 +22,8 @@ and with this tree, and prints the ratios side by side plus the width change
 per σ (after ÷ before; σ-ends of the same matrices). With ``--same-process`` both
 packages are imported into ONE process (each keeps its own modules) and peer,
 before and after alternate per repeat on the same matrices: on a loaded machine
-this gives steadier before/after ratios than separate processes (the pseudo-mode
-``gram-eigh`` is not run there).
+this gives steadier before/after ratios than separate processes (the pseudo-modes
+``gram-eigh`` and ``gram-rec`` are not run there).
 
 Run: ``python bench/bench_gram.py [--repeat 7] [--threads 1] [--shapes 384x1536,768x3072]
 [--spectrum-mode gram,auto,gram-eigh] [--before DIR [--rounds 3 | --same-process]]``.
@@ -46,7 +48,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--shapes", default=SHAPES, help=f"comma-separated MxN list (default {SHAPES})")
     ap.add_argument("--matrices", default="trained,gaussian")
     ap.add_argument("--spectrum-mode", dest="modes", default="gram,auto",
-                    help="comma-separated certificate modes: gram, auto, and the pseudo-mode gram-eigh (default gram,auto)")
+                    help="comma-separated certificate modes: gram, auto, and the pseudo-modes gram-eigh, gram-rec "
+                         "(default gram,auto)")
     ap.add_argument("--modes", "--mode", dest="modes", help=argparse.SUPPRESS)  # the old spellings
     ap.add_argument("--before", metavar="DIR", help="compare with the certbound package under DIR")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --before")
@@ -83,6 +86,15 @@ def run(args: argparse.Namespace) -> list[dict]:
     from certbound.enclose import enclose_singular_values
 
     def enclose(W, md):
+        if md == "gram-rec":  # Theorem G-R where mode auto would take it: mode gram with prefer_reconstruct
+            from certbound.enclose import gram
+
+            orig = gram.certify_gram
+            gram.certify_gram = lambda *a, **k: orig(*a, **{**k, "prefer_reconstruct": True})
+            try:
+                return enclose_singular_values(W, mode="gram")
+            finally:
+                gram.certify_gram = orig
         if md != "gram-eigh":
             return enclose_singular_values(W, mode=md)
         from certbound.enclose import gram  # Theorem G with eigenvectors: the tridiagonal route made unavailable
@@ -227,7 +239,7 @@ def compare_in_process(args: argparse.Namespace) -> None:
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     encl = {"before": _import_certbound(os.path.abspath(args.before)), "after": _import_certbound(here)}
-    modes = [m for m in args.modes.split(",") if m and m != "gram-eigh"]
+    modes = [m for m in args.modes.split(",") if m and m not in ("gram-eigh", "gram-rec")]
 
     def peer(W):
         G = W @ W.T if W.shape[0] <= W.shape[1] else W.T @ W

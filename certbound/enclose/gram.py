@@ -59,7 +59,15 @@ from flint import arb
 from certbound.ball import arb_from_float, float_lower, float_upper, under_float_model, working_precision
 from certbound.enclose import fperror, tridiagonal
 from certbound.enclose._input import BLOCK_ENTRIES
-from certbound.enclose.svd import _MIN_NORMAL, SingularValueEnclosure, _BallsWithEnds, enclose_singular_values
+from certbound.enclose.svd import (
+    _MIN_NORMAL,
+    AUTO_RELATIVE_TARGET,
+    AUTO_SPECTRUM_FRACTION,
+    SingularValueEnclosure,
+    _BallsWithEnds,
+    enclose_singular_values,
+    meets_width_target,
+)
 
 __all__ = [
     "abs_gram_norm_upper",
@@ -80,6 +88,8 @@ __all__ = [
     "RESIDUAL_CHUNK",
     "TRIDIAGONAL_RESIDUAL_CHUNK",
     "TRIDIAGONAL_MIN_ORDER",
+    "RECONSTRUCT_ESTIMATE_MARGIN",
+    "RECONSTRUCT_PREFILTER",
     "TRIDIAGONAL_ALPHA_CHUNK",
     "TRIDIAGONAL_ALPHA_BLOCK",
     "SHIFT_SPREAD",
@@ -681,7 +691,7 @@ def _float_eigh(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def certify_gram(
-    Ws: np.ndarray, extra_residual: arb, scale_exponent: int
+    Ws: np.ndarray, extra_residual: arb, scale_exponent: int, prefer_reconstruct: bool = False
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Gram certificate for a (scaled or unscaled) matrix; the ``_certify_dense`` contract.
 
@@ -704,6 +714,13 @@ def certify_gram(
         Bound on ‖Δ‖₂ where Ws + Δ is the exact scaled matrix.
     scale_exponent : int
         The σ's are multiplied by ``2**scale_exponent``.
+    prefer_reconstruct : bool
+        Mode ``auto``: from order :data:`certbound.enclose.reconstruct.RECONSTRUCT_MIN_ORDER`
+        on, try Theorem G-R first (mode ``"gram-rec"``, no Q̂; proofs/enclosure-reconstruct.md)
+        when a one-shift Sturm test predicts that it meets the width target
+        (:func:`_reconstruct_may_meet_target`), and keep it only if it does
+        (:func:`~certbound.enclose.svd.meets_width_target`); else Theorem G-T on the same
+        ``dsytrd`` output.
 
     Returns
     -------
@@ -723,7 +740,8 @@ def certify_gram(
     # entries, an overflow, is decided entrywise).
     if not (np.isfinite(G.sum()) or np.all(np.isfinite(G))):
         return None
-    res = _certify_tridiagonal(G, beta, scale_exponent) if G.shape[0] >= TRIDIAGONAL_MIN_ORDER else None
+    res = (_certify_tridiagonal(G, beta, scale_exponent, prefer_reconstruct)
+           if G.shape[0] >= TRIDIAGONAL_MIN_ORDER else None)
     if res is None:
         res = _certify_eigh(G, beta, scale_exponent)
     if res is None:
@@ -760,14 +778,78 @@ TRIDIAGONAL_ALPHA_BLOCK = 64
 TRIDIAGONAL_MIN_ORDER = 192
 
 
-def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int) -> tuple[list[arb], arb, arb, str] | None:
+#: Mode ``auto``'s go/no-go for Theorem G-R multiplies Theorem G-R's estimate of its e by this factor (measured
+#: final/estimate 0.85–1.18 on trained-like and Gaussian 256×1024 … 768×3072): a borderline matrix goes to
+#: Theorem G-T at once instead of paying for a reconstruction that misses the target.
+RECONSTRUCT_ESTIMATE_MARGIN = 1.25
+#: Before any Theorem G-R work (its estimate costs ≈ 4 ms at 384×1536, 11 ms at 768×3072), the same test with
+#: e ≈ this·√k·u·‖T‖_F, below every measured estimate (700–1500 × √k·u·‖T‖_F on those matrices): a matrix
+#: that fails even then (e.g. σᵢ ∝ i^-0.7 at 768×3072) skips Theorem G-R at the cost of one Sturm count.
+RECONSTRUCT_PREFILTER = 600.0
+
+
+def _reconstruct_may_meet_target(d: np.ndarray, e: np.ndarray, beta: float, e_estimate: float,
+                                 margin: float = RECONSTRUCT_ESTIMATE_MARGIN) -> bool:
+    """Whether Theorem G-R with e ≈ ``e_estimate`` could meet mode auto's width target on T = tridiag(e, d, e).
+
+    A *decision*, not a bound (as :func:`~certbound.enclose.svd.meets_width_target`). With c = β + e,
+    σᵢ's relative width is ≈ c/λᵢ (λᵢ = σᵢ², α negligible), at most τ for λᵢ ≥ f²λ₁; below f²λ₁ its
+    absolute width ≈ c/σᵢ must be ≤ τfσ₁ (τ = AUTO_RELATIVE_TARGET, f = AUTO_SPECTRUM_FRACTION). So every
+    eigenvalue must be ≥ μ = c/τ when c/τ > f²λ₁, else ≥ (c/τ)²/(f²λ₁): one float Sturm count at μ on T
+    scaled to max|T| ∈ [1, 2) (:func:`~certbound.enclose.tridiagonal.sturm_counts`, one shift: Python
+    scalars) decides — True iff its guards hold and no eigenvalue lies below μ. c is taken
+    ``margin`` times larger.
+    """
+    c = (beta + e_estimate) * margin
+    ae = np.abs(e)
+    t_max = max(float(np.max(np.abs(d))), float(np.max(ae)) if e.size else 0.0)
+    if not (math.isfinite(c) and c >= 0 and math.isfinite(t_max) and t_max > 0):
+        return False
+    lam1 = float(np.max(d)) + 2.0 * (float(np.max(ae)) if e.size else 0.0)  # ≈ λ₁ (Gershgorin's upper end)
+    floor = AUTO_SPECTRUM_FRACTION**2 * lam1
+    thr = c / AUTO_RELATIVE_TARGET
+    mu = thr if thr > floor else thr * thr / floor
+    if not mu < lam1:
+        return False
+    s = math.ldexp(1.0, tridiagonal._normalising_exponent(t_max))
+    es = e * s
+    es[np.abs(es) < 2.0**-300] = 0.0  # the normalised guard's range (a decision: no Weyl term needed)
+    counts, valid = tridiagonal.sturm_counts(d * s, es, np.array([mu * s]))
+    return bool(valid[0]) and int(counts[0]) == 0
+
+
+def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int, prefer_reconstruct: bool = False
+                         ) -> tuple[list[arb], arb, arb, str] | None:
     """Theorem G-T on the exactly symmetric Ĝ: ``(sigma, alpha, e, "gram-tri")`` or None (proofs/enclosure-gram.md §1a).
 
     Q̂, d, e from ``dsytrd``/``dorgqr`` (:func:`~certbound.enclose.tridiagonal.householder_tridiagonal`,
     data only), e by Lemma 3.4-T, α by Lemma 3.1 on Q̂, λᵢ(T) ∈ [aᵢ, bᵢ] by
     Sturm counts (Lemma S), then :func:`tridiagonal_theorem_g_float_bounds`.
+    With ``prefer_reconstruct`` (mode auto, :func:`certify_gram`) Theorem G-R is tried first on
+    the same ``dsytrd`` output, ``(sigma, alpha, e, "gram-rec")`` when it meets the width target.
     """
-    tri = tridiagonal.householder_tridiagonal(G)
+    tri = None
+    if prefer_reconstruct:
+        from certbound.enclose import reconstruct  # lazy: reconstruct imports this module
+
+        if G.shape[0] >= reconstruct.RECONSTRUCT_MIN_ORDER:
+            ref = reconstruct.householder_reflectors(G)  # ONE dsytrd for both certificates
+            if ref is None:
+                return None  # dsytrd failed: Theorem G-T would too (the caller runs Theorem G)
+            beta_f, d_ref, e_ref = float_upper(beta), ref[1], ref[2]
+            t_fro = math.sqrt(float(d_ref @ d_ref) + 2.0 * float(e_ref @ e_ref))  # ≈ ‖T‖_F (a decision)
+            rough = RECONSTRUCT_PREFILTER * math.sqrt(G.shape[0]) * fperror.UNIT_ROUNDOFF * t_fro
+            if _reconstruct_may_meet_target(d_ref, e_ref, beta_f, rough, margin=1.0):
+                res = reconstruct.certify_reconstructed(
+                    G, beta, scale_exponent, reflectors=ref,
+                    predict=lambda e_estimate: _reconstruct_may_meet_target(d_ref, e_ref, beta_f, e_estimate))
+                if res is not None and meets_width_target(res[0]):
+                    return res
+            tri = tridiagonal.tridiagonal_from_reflectors(*ref)
+            if tri is None:
+                return None
+    if tri is None:
+        tri = tridiagonal.householder_tridiagonal(G)
     if tri is None:
         return None
     Q, d, e = tri

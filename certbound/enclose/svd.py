@@ -29,8 +29,11 @@ Three modes compute α, β, e:
           (mode recorded as ``"fast+gram"`` or ``"fast+gram-tri"``), so never
           wider than ``fast`` where the target is missed. Where the two cost
           about the same (m·n·min(m, n) ≤ :data:`AUTO_SMALL_WORK`, all below
-          1 ms) width decides: fast ∩ gram, never wider than either
-          (proofs/enclosure.md §12).
+          1 ms) width decides: fast ∩ gram, never wider than either. From
+          order ``reconstruct.RECONSTRUCT_MIN_ORDER`` on, where it is cheaper,
+          Theorem G-R (no Q̂; recorded ``"gram-rec"``) is tried first when a
+          one-shift Sturm test predicts it meets the target, and kept only if
+          it does (proofs/enclosure.md §12).
 
 A failed certificate (α ≥ 1, NaN from LAPACK, non-convergence) is retried with
 LAPACK's ``gesvd`` driver, then in ``arb`` mode for small matrices, and at
@@ -87,9 +90,10 @@ __all__ = [
 
 MODES = ("fast", "tight", "arb", "gram", "auto")
 
-#: The recorded modes of the Gram certificates (Theorem G-T, and Theorem G with
-#: eigenvectors, its fallback; proofs/enclosure-gram.md §1a, §1): α, β there are not Theorem R's X, Y bounds.
-GRAM_CERTIFICATES = ("gram", "gram-tri")
+#: The recorded modes of the Gram certificates (Theorem G-T, Theorem G with eigenvectors, its fallback,
+#: and Theorem G-R in mode auto; proofs/enclosure-gram.md §1a, §1, proofs/enclosure-reconstruct.md):
+#: α, β there are not Theorem R's X, Y bounds.
+GRAM_CERTIFICATES = ("gram", "gram-tri", "gram-rec")
 
 #: Above this many scalar multiply-adds (m·n·k) the arb mode is not used as a
 #: silent fallback (it would take minutes); it is still available on request.
@@ -126,7 +130,8 @@ class SingularValueEnclosure:
         upper[i]``), descending, ``lower ≥ 0``.
     mode : the certificate that succeeded (``"fast"``, ``"tight"``, ``"arb"``,
         ``"gram"`` (Theorem G with eigenvectors), ``"gram-tri"`` (Theorem G-T),
-        ``"fast+gram"``, ``"fast+gram-tri"``, ``"product"``, ``"zero"``) or ``"trivial"``.
+        ``"gram-rec"`` (Theorem G-R, mode auto), ``"fast+gram"``, ``"fast+gram-tri"``,
+        ``"product"``, ``"zero"``) or ``"trivial"``.
     certified : False when the trivial enclosure [0, ∞] was returned.
     alpha, beta, residual : the certificate's bounds on ‖XᵀX − I‖₂,
         ‖YᵀY − I‖₂ and ‖W − X diag(s) Yᵀ‖₂ (in the matrix's own units). In
@@ -811,7 +816,7 @@ def _certify_auto(
     from certbound.enclose import gram  # lazy: gram imports this module
 
     if isinstance(res_g, str):
-        res_g = gram.certify_gram(Ws, extra_residual, scale_exponent)
+        res_g = gram.certify_gram(Ws, extra_residual, scale_exponent, prefer_reconstruct=True)
     if res_g is not None and meets_width_target(res_g[0]) and not _auto_small(Ws.shape):
         return res_g
     res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent, source)
@@ -841,7 +846,7 @@ def _certify_matrix(
         from certbound.enclose import gram  # lazy: gram imports this module
 
         if gram.unscaled_gram_ok(A, amax):
-            res_g = gram.certify_gram(A, arb(0), 0)
+            res_g = gram.certify_gram(A, arb(0), 0, prefer_reconstruct=mode == "auto")
             if res_g is not None and (mode == "gram" or (meets_width_target(res_g[0]) and not _auto_small(A.shape))):
                 return res_g
     Ws, sexp, exact = power_of_two_scaling(A, inplace=owned)

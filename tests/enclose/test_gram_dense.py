@@ -20,6 +20,7 @@ from hypothesis import example, given, strategies as st
 
 import certbound.enclose.fperror as fperror
 import certbound.enclose.gram as gram_mod
+import certbound.enclose.svd as svd_mod
 from certbound.ball import float_upper, lower_fraction, upper_fraction
 from certbound.enclose import enclose_singular_values
 from certbound.enclose.gram import abs_gram_norm_upper, rounded_gram, theorem_g_float_bounds
@@ -411,3 +412,140 @@ def test_gram_route_thread_policy(monkeypatch):
     enclose_singular_values(np.eye(3)[:2], mode="auto")
     enclose_singular_values(np.eye(3)[:2], mode="gram")
     assert seen == [(2, 3), (2, 3)]
+
+
+# --------------------------------------------------------------------------- mode auto's Theorem G-R hook
+
+
+def _tridiagonal_with_spectrum(lam, seed=0):
+    """d, e of a tridiagonal T with eigenvalues ≈ lam (LAPACK dsytrd of Q diag(lam) Qᵀ), and eigvalsh(T)."""
+    import scipy.linalg.lapack as lapack
+
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(rng.standard_normal((len(lam), len(lam))))[0]
+    A = (Q * lam) @ Q.T
+    A = np.triu(A) + np.triu(A, 1).T
+    _, d, e, _, info = lapack.dsytrd(A, lower=1)
+    assert info == 0
+    T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    return d, e, np.linalg.eigvalsh(T)
+
+
+@pytest.mark.parametrize("lam_min", [1e-1, 3e-3, 1e-3, 3e-4, 1e-6])
+@pytest.mark.parametrize("c", [1e-14, 1e-12, 1e-11])
+def test_reconstruct_prediction_matches_the_width_rule(lam_min, c):
+    # The go/no-go is the width rule on λ(T): every λᵢ ≥ μ, μ = c'/τ (or (c'/τ)²/(f²λ₁) when c'/τ ≤ f²λ₁),
+    # c' = margin·c — recomputed here from numpy's eigenvalues of T (away from the threshold).
+    lam = np.geomspace(1.0, lam_min, 60)
+    d, e, ev = _tridiagonal_with_spectrum(lam)
+    cm = c * gram_mod.RECONSTRUCT_ESTIMATE_MARGIN
+    tau, f = svd_mod.AUTO_RELATIVE_TARGET, svd_mod.AUTO_SPECTRUM_FRACTION
+    lam1 = float(np.max(d) + 2 * np.max(np.abs(e)))
+    mu = cm / tau if cm / tau > f * f * lam1 else (cm / tau) ** 2 / (f * f * lam1)
+    if abs(ev[0] - mu) < 0.01 * mu:
+        pytest.skip("too close to the threshold for a float decision")
+    assert gram_mod._reconstruct_may_meet_target(d, e, c / 2, c / 2) == bool(ev[0] >= mu)
+
+
+def test_reconstruct_prediction_refuses_degenerate_input():
+    d, e = np.array([1.0, 2.0]), np.array([0.5])
+    assert not gram_mod._reconstruct_may_meet_target(d, e, np.inf, 0.0)
+    assert not gram_mod._reconstruct_may_meet_target(np.zeros(2), np.zeros(1), 1e-16, 0.0)
+    assert not gram_mod._reconstruct_may_meet_target(d, e, 1.0, 1.0)  # μ ≥ λ₁: nothing can pass
+
+
+class _FakeReconstruct:
+    """A stand-in for certbound.enclose.reconstruct that records the hook's calls (the real one: its own tests)."""
+
+    def __init__(self, outcome, min_order=192):
+        import certbound.enclose.reconstruct as real
+
+        self.RECONSTRUCT_MIN_ORDER = min_order
+        self.real = real
+        self.outcome = outcome
+        self.calls = []
+        self.predicted = []
+        self.inside = False
+
+    def householder_reflectors(self, G):
+        self.calls.append("dsytrd")
+        return self.real.householder_reflectors(G)
+
+    def certify_reconstructed(self, G, beta, scale_exponent, reflectors=None, predict=None):
+        self.calls.append("certify")
+        assert reflectors is not None and predict is not None
+        self.predicted.append(predict(0.0))
+        if self.outcome == "none":
+            return None
+        # "wide": a valid but useless result (never meets τ); "tri": G-T's own result, relabelled
+        if self.outcome == "wide":
+            sig = svd_mod._BallsWithEnds([arb(0).union(arb(1e300))] * G.shape[0])
+            sig.lower, sig.upper = np.zeros(G.shape[0]), np.full(G.shape[0], 1e300)
+            return sig, arb(0), arb(0), "gram-rec"
+        self.inside = True  # Theorem G-T's floats relabelled (its dsytrd is not the hook's)
+        try:
+            sig, a, e, _ = gram_mod._certify_tridiagonal(G, beta, scale_exponent)
+        finally:
+            self.inside = False
+        return sig, a, e, "gram-rec"
+
+
+@pytest.mark.parametrize("outcome, expected", [("tri", "gram-rec"), ("wide", "gram-tri"), ("none", "gram-tri")])
+def test_auto_takes_theorem_g_r_only_when_it_meets_the_target(monkeypatch, outcome, expected):
+    import sys
+
+    fake = _FakeReconstruct(outcome)
+    monkeypatch.setitem(sys.modules, "certbound.enclose.reconstruct", fake)
+    import certbound.enclose as enclose_pkg
+
+    monkeypatch.setattr(enclose_pkg, "reconstruct", fake, raising=False)
+    dsytrd_calls = []
+    import certbound.enclose.tridiagonal as tri
+
+    real_ht = tri.householder_tridiagonal
+    def counted(G):
+        if not fake.inside:
+            dsytrd_calls.append(1)
+        return real_ht(G)
+
+    monkeypatch.setattr(tri, "householder_tridiagonal", counted)
+    W = 0.02 * np.random.default_rng(5).standard_normal((200, 600))
+    enc = svd_mod.enclose_singular_values(W, mode="auto")
+    assert enc.mode == expected
+    assert fake.calls == ["dsytrd", "certify"] and dsytrd_calls == []  # one dsytrd, shared with Theorem G-T
+    assert fake.predicted == [True]  # Gaussian 200×600: λ_min/λ₁ ≈ 0.08, far above the threshold
+    s = np.linalg.svd(W, compute_uv=False)
+    assert np.all(enc.lower <= s) and np.all(s <= enc.upper)
+    # mode gram never asks for Theorem G-R
+    fake.calls.clear()
+    assert svd_mod.enclose_singular_values(W, mode="gram").mode == "gram-tri" and fake.calls == []
+
+
+def test_auto_below_the_reconstruct_order_keeps_theorem_g_t(monkeypatch):
+    import sys
+
+    fake = _FakeReconstruct("tri", min_order=10**6)
+    monkeypatch.setitem(sys.modules, "certbound.enclose.reconstruct", fake)
+    import certbound.enclose as enclose_pkg
+
+    monkeypatch.setattr(enclose_pkg, "reconstruct", fake, raising=False)
+    W = 0.02 * np.random.default_rng(6).standard_normal((200, 600))
+    assert svd_mod.enclose_singular_values(W, mode="auto").mode == "gram-tri" and fake.calls == []
+
+
+def test_auto_skips_theorem_g_r_before_any_of_its_work_when_even_a_low_estimate_misses(monkeypatch):
+    # σᵢ ∝ i^-1.5: λ_min/λ₁ ≈ 1e-7, so even e ≈ RECONSTRUCT_PREFILTER·√k·u·‖T‖_F misses τ: Theorem G-R is not called,
+    # Theorem G-T runs on the same dsytrd output.
+    import sys
+
+    fake = _FakeReconstruct("tri")
+    monkeypatch.setitem(sys.modules, "certbound.enclose.reconstruct", fake)
+    import certbound.enclose as enclose_pkg
+
+    monkeypatch.setattr(enclose_pkg, "reconstruct", fake, raising=False)
+    rng = np.random.default_rng(7)
+    U = np.linalg.qr(rng.standard_normal((200, 200)))[0]
+    V = np.linalg.qr(rng.standard_normal((600, 200)))[0]
+    W = (U * np.arange(1, 201) ** -1.5) @ V.T
+    enc = svd_mod.enclose_singular_values(W, mode="auto")
+    assert fake.calls == ["dsytrd"] and enc.mode in ("gram-tri", "fast+gram-tri")
