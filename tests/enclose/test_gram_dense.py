@@ -549,3 +549,30 @@ def test_auto_skips_theorem_g_r_before_any_of_its_work_when_even_a_low_estimate_
     W = (U * np.arange(1, 201) ** -1.5) @ V.T
     enc = svd_mod.enclose_singular_values(W, mode="auto")
     assert fake.calls == ["dsytrd"] and enc.mode in ("gram-tri", "fast+gram-tri")
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "decaying"])
+def test_auto_with_the_real_theorem_g_r(kind):
+    # k = 512 = RECONSTRUCT_MIN_ORDER: a Gaussian matrix (λ_min/λ₁ ≈ 0.2) takes Theorem G-R within τ; σᵢ ∝ i^-1
+    # (λ_min/λ₁ ≈ 4e-6) does not even try it (prefilter) and gets Theorem G-T's floats exactly.
+    import certbound.enclose.reconstruct as rec
+
+    m = rec.RECONSTRUCT_MIN_ORDER
+    rng = np.random.default_rng(11)
+    if kind == "gaussian":
+        W = 0.02 * rng.standard_normal((m, 2 * m))
+    else:
+        U = np.linalg.qr(rng.standard_normal((m, m)))[0]
+        V = np.linalg.qr(rng.standard_normal((2 * m, m)))[0]
+        W = (U * np.arange(1, m + 1) ** -1.0) @ V.T
+    auto = svd_mod.enclose_singular_values(W, mode="auto")
+    gram = svd_mod.enclose_singular_values(W, mode="gram")
+    assert gram.mode == "gram-tri"
+    s = np.linalg.svd(W, compute_uv=False)
+    assert np.all(auto.lower <= s) and np.all(s <= auto.upper)
+    if kind == "gaussian":
+        assert auto.mode == "gram-rec" and svd_mod.meets_width_target(list(auto.sigma))
+    else:
+        assert auto.mode in ("gram-tri", "fast+gram-tri")
+        if auto.mode == "gram-tri":
+            assert np.array_equal(auto.lower, gram.lower) and np.array_equal(auto.upper, gram.upper)
