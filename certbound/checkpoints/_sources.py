@@ -70,6 +70,8 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
             cfg = json.load(f)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
     if not isinstance(cfg, dict):
         raise ValueError(f"{path}: expected a JSON object")
     return cfg

@@ -533,6 +533,9 @@ def spectra_from_report(path: str, *, scale_logits: bool) -> tuple[dict, dict]:
             rep = json.load(fh)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not a JSON spectrum report ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a JSON spectrum report (not UTF-8 text: {exc.reason} at byte {exc.start})") \
+            from None
     try:
         scaled = bool(rep["options"]["scale_logits"])
         recs = rep["matrices"]
@@ -782,6 +785,8 @@ def _load_constraints(path: str) -> dict:
             data = json.load(fh)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: invalid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: invalid JSON (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
     if isinstance(data, dict):
         data = data.get("matrices", data.get("constraints"))
     if not isinstance(data, list):

@@ -86,3 +86,25 @@ def test_a_malformed_record_is_refused_naming_the_file_and_the_record(tmp_path, 
     # Before session 7 these ended in a bare KeyError/TypeError traceback or "invalid literal for int()".
     with pytest.raises(ValueError, match=r"s\.json: .*" + needle):
         spectra_from_report(_records_report(tmp_path, matrices), scale_logits=False)
+
+
+def test_a_binary_file_is_refused_naming_it(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(ValueError, match=r"s\.json: not a JSON spectrum report \(not UTF-8 text: invalid start byte at "
+                                         r"byte 0\)"):
+        spectra_from_report(str(path), scale_logits=False)
+
+
+def test_binary_constraints_and_config_files_are_refused_naming_them(tmp_path, capsys):
+    # Before: "'utf-8' codec can't decode byte 0xff in position 0" with no file named (CLI --constraints, --config).
+    from certbound.cli import main
+    from certbound.models import demo_checkpoint_path
+
+    path = tmp_path / "c.json"
+    path.write_bytes(b"\xff\xfe\x00binary")
+    demo = str(demo_checkpoint_path())
+    assert main(["bound", demo, "--n", "1e6", "--delta", "0.1", "--mode", "fixed", "--constraints", str(path)]) == 2
+    assert f"error: {path}: invalid JSON (not UTF-8 text: invalid start byte at byte 0)" in capsys.readouterr().err
+    assert main(["spectrum", demo, "--config", str(path)]) == 2
+    assert f"error: {path}: not valid JSON (not UTF-8 text: invalid start byte at byte 0)" in capsys.readouterr().err
