@@ -34,7 +34,8 @@ SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default au
                       "certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate for dense matrices, "
                       "Gram-factor route for heads), else fast; every mode is certified). The certificate used is "
                       "recorded per matrix: fast, tight, arb, gram (Theorem G), gram-tri (Theorem G-T: tridiagonal "
-                      "and Sturm counts, from order 192), fast+gram or fast+gram-tri (auto where gram missed the "
+                      "and Sturm counts, from order 192), gram-rec (Theorem G-R, auto from order 512 where it is "
+                      "cheaper and meets the target), fast+gram or fast+gram-tri (auto where gram missed the "
                       "target, and on small matrices, where both cost about the same), product (per-head products), zero, or trivial ([0, inf], with a warning)")
 
 
