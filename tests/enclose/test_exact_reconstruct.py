@@ -446,3 +446,79 @@ def test_reconstruction_a_priori_bound_against_its_own_worst_case(monkeypatch):
 def test_reconstruction_a_priori_bound_against_its_own_worst_case_sweep(seed, monkeypatch):
     # up to k = 20 (several blocks of 4, e_Y the largest term): measured exact/bound 0.05–0.08 at k = 16 … 24
     _check_self_reconstructed(7900 + seed, 12, monkeypatch, max_k=20)
+
+
+# ---------------------------------------------------------------- through the public API (mode auto's hook)
+
+
+def _auto_known(seed: int, cases: int, monkeypatch, max_dim: int, lying: bool, hostile: bool) -> dict:
+    """enclose_singular_values(W, mode="auto") with Theorem G-R enabled from order 3 (the hook reads
+    reconstruct.RECONSTRUCT_MIN_ORDER and gram.TRIDIAGONAL_MIN_ORDER at call time): known σ checked exactly."""
+    from certbound.enclose import enclose_singular_values
+    from tests.enclose.test_exact_gram import _adversarial, check_inertia, check_known
+    from tests.enclose.test_exact_tridiagonal import install_wrong_tridiagonal_lapack
+
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(gram, "TRIDIAGONAL_MIN_ORDER", 3)
+    monkeypatch.setattr(rec, "RECONSTRUCT_MIN_ORDER", 3)
+    # the hook's go/no-go and acceptance are decisions, not bounds: force Theorem G-R wherever it certifies
+    monkeypatch.setattr(gram, "_reconstruct_may_meet_target", lambda *a, **kw: True)
+    monkeypatch.setattr(gram, "meets_width_target", lambda *a, **kw: True)
+    # and return it alone (no intersection with the fast chain, which could mask a wrong ball: svd keeps the
+    # fast ball where the two are disjoint)
+    from certbound.enclose import svd
+
+    monkeypatch.setattr(svd, "AUTO_SMALL_WORK", -1)
+    monkeypatch.setattr(svd, "meets_width_target", lambda *a, **kw: True)
+    if lying:
+        install_wrong_tridiagonal_lapack(rng, monkeypatch, p_wrong=0.5)
+        orig = rec.householder_reflectors
+        monkeypatch.setattr(rec, "householder_reflectors",
+                            lambda G_, _o=orig: (lambda r: None if r is None or rng.random() < 0.5 else _lie(rng, *r))(_o(G_)))
+    if hostile:
+        how = str(rng.choice(["up", "down", "sign"]))
+        monkeypatch.setattr(rec, "_BLAS", HostileFortranBlas(how, rng).functions())
+        monkeypatch.setattr(rec, "np", HostileNumpy(how, rng))
+    modes: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        done = 0
+        while done < cases:
+            m = int(rng.integers(3, max_dim + 1))
+            n = m + int(rng.integers(0, 2 * m + 1))
+            if rng.random() < 0.3:  # σ known by construction (its Gram matrix is often diagonal: τ = 0)
+                got = known_matrix(rng, m, n)
+                if got is None:
+                    continue
+                W, spec = got
+            else:  # arbitrary adversarial matrices, σ checked by Sylvester inertia (orders ≤ 8)
+                m, n = min(m, 8), min(n, 10)
+                W, spec = _adversarial(rng, m, n), None
+            Win = W if rng.random() < 0.7 else np.ascontiguousarray(W.T)  # tall: handled as Wᵀ
+            enc = enclose_singular_values(Win, mode="auto")
+            modes[enc.mode] = modes.get(enc.mode, 0) + 1
+            if spec is None:
+                check_inertia(np.asarray(Win, dtype=np.float64), enc)
+            else:
+                check_known(enc, spec, ("auto", Win.shape))
+            done += 1
+    return modes
+
+
+def test_auto_with_theorem_g_r_contains_known_singular_values(monkeypatch):
+    modes = _auto_known(7951, 20, monkeypatch, max_dim=12, lying=False, hostile=False)
+    assert modes.get("gram-rec", 0) >= 8, modes
+
+
+def test_auto_with_theorem_g_r_under_lying_lapack(monkeypatch):
+    _auto_known(7952, 20, monkeypatch, max_dim=10, lying=True, hostile=False)
+
+
+def test_auto_with_theorem_g_r_under_a_worst_case_blas(monkeypatch):
+    _auto_known(7953, 3, monkeypatch, max_dim=6, lying=False, hostile=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_auto_with_theorem_g_r_sweep(seed, monkeypatch):
+    _auto_known(7960 + seed, 80, monkeypatch, max_dim=40, lying=bool(seed % 2), hostile=False)
