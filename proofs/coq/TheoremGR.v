@@ -21,7 +21,10 @@
       [E_K = 0], [||D_j|| <= Delta_j] whenever [||E_(j+1)|| <= C], and
       [P sum Delta_j <= C] with [P >= prod(1 + eps_j)] give
       [||E_0||_2 <= P sum Delta_j];
-    - their composition with Theorem G-T ([theorem_gr_matrix]).
+    - their composition with Theorem G-T ([theorem_gr_matrix]), and from
+      the code's floats ([theorem_gr_float]: [_static_bounds]' [eps_j],
+      [Pr], [alpha = fl(Pr - 1)]; [_bounds]' [delta_j], [tot], [acc],
+      [e_bar = up(r + acc)]).
     A norm bound of a symmetric matrix from its quadratic form
     ([sym_opbound_of_form], by polarization) replaces the spectral
     argument of the prose. *)
@@ -695,3 +698,193 @@ Proof.
 Qed.
 
 End LemmaR3.
+
+(** ** The float evaluation ([reconstruct._static_bounds], [_bounds]; §5)
+
+    Every bound quantity is a float [>=] the exact one, every operation of
+    the formulas is followed by one step up ([_up] = [succ]; [OneStep.v]),
+    so each float formula bounds the exact formula (monotone,
+    nonnegative).  The code's [0.5] is the float [/ 2]. *)
+
+From Flocq Require Import Core.
+From Certbound Require Import FPModel OneStep.
+Local Notation succ := (succ radix2 fexp).
+Local Notation pred := (pred radix2 fexp).
+
+Lemma up_nonneg' : forall y, 0 <= y -> 0 <= succ (fl y).
+Proof. exact up_nonneg. Qed.
+
+(** Lemma R.1's [eps_j] and [nu_j]: [K_ = up(up(2 up(t2 F)) + up(up(t2 t2) eS))],
+    [eps = up(K_ up(s2 + eS))], [nu = up(sqrt(up(s2 + eS)))]. *)
+Theorem gr_eps_float : forall t f eS sS t2 F eSf s2,
+  0 <= t <= t2 -> 0 <= f <= F -> 0 <= eS <= eSf -> 0 <= sS <= s2 ->
+  (2 * t * f + t * t * eS) * (sS + eS)
+    <= succ (fl (succ (fl (succ (fl (2 * succ (fl (t2 * F)))) + succ (fl (succ (fl (t2 * t2)) * eSf)))) *
+                 succ (fl (s2 + eSf)))) /\
+  sqrt (sS + eS) <= succ (fl (sqrt (succ (fl (s2 + eSf))))).
+Proof.
+  intros t f eS sS t2 F eSf s2 Ht Hf He Hs. split.
+  - apply up_mul; [split; [nra|]|split; [lra|apply up_add; lra]].
+    apply up_add.
+    + replace (2 * t * f) with (2 * (t * f)) by ring. apply up_mul; [lra|split; [nra|apply up_mul; lra]].
+    + apply up_mul; [split; [nra|apply up_mul; lra]|lra].
+  - apply up_sqrt. apply up_add; lra.
+Qed.
+
+(** Lemma R.2's product, as the code accumulates it: [Pr_0 = 1],
+    [Pr_(j+1) = up(Pr_j * up(fl(1 + eps_j)))]; [alpha = fl(Pr - 1) = Pr - 1]
+    (Sterbenz) when [Pr < 2]. *)
+Fixpoint prf (epsf : nat -> R) (m : nat) : R :=
+  match m with
+  | O => 1
+  | S m' => succ (fl (prf epsf m' * succ (fl (1 + epsf m'))))
+  end.
+
+Lemma pprod_snoc : forall g m a, pprod g a (S m) = pprod g a m * g (a + m)%nat.
+Proof.
+  intros g m. induction m as [|m IH]; intros a; simpl.
+  - rewrite Nat.add_0_r. ring.
+  - simpl in IH. rewrite IH. replace (S a + m)%nat with (a + S m)%nat by lia. ring.
+Qed.
+
+Lemma pprod_ge1 : forall (eps : nat -> R) a m, (forall j, 0 <= eps j) -> 1 <= pprod (fun j => 1 + eps j) a m.
+Proof.
+  intros eps a m H. revert a. induction m as [|m IH]; intros a; simpl; [lra|].
+  specialize (IH (S a)). pose proof (H a). nra.
+Qed.
+
+Theorem gr_product_float : forall (eps epsf : nat -> R) K,
+  (forall j, 0 <= eps j <= epsf j) ->
+  pprod (fun j => 1 + eps j) 0 K <= prf epsf K /\ 1 <= prf epsf K /\ format (prf epsf K).
+Proof.
+  intros eps epsf K H. pose proof H as H0. induction K as [|K IH].
+  - simpl. split; [lra|split; [lra|apply format_1]].
+  - destruct IH as (H1 & H2 & _). rewrite pprod_snoc. simpl prf. specialize (H K). rewrite Nat.add_0_l.
+    assert (Hp : 0 <= pprod (fun j => 1 + eps j) 0 K).
+    { assert (1 <= pprod (fun j => 1 + eps j) 0 K); [|lra]. apply pprod_ge1. intros j. apply (H0 j). }
+    split; [|split; [|apply up_format]].
+    + apply up_mul; [split; lra|split; [lra|apply up_add; lra]].
+    + apply step_up. assert (1 <= succ (fl (1 + epsf K))) by (apply step_up; lra). nra.
+Qed.
+
+Theorem gr_alpha_exact : forall Pr, format Pr -> 1 <= Pr < 2 -> fl (Pr - 1) = Pr - 1.
+Proof. intros Pr HF HP. apply (f5_sterbenz Pr 1 HF format_1). lra. Qed.
+
+(** Lemma R.3's [Delta_j] as [_bounds] evaluates it. *)
+Theorem gr_delta_float : forall e5 nu t xi eps eU eY eZ eM eH eW e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf,
+  0 <= e5 <= e5f -> 0 <= nu <= nuf -> 0 <= t <= t2 -> 0 <= xi <= xif -> 0 <= eps <= epsf ->
+  0 <= eU <= eUf -> 0 <= eY <= eYf -> 0 <= eZ <= eZf -> 0 <= eM <= eMf -> 0 <= eH <= eHf -> 0 <= eW <= eWf ->
+  let hq := succ (fl (/ 2 * succ (fl (1 + succ (fl (sqrt (succ (fl (1 + epsf))))))))) in
+  let dYf := succ (fl (eYf + succ (fl (xif * eUf)))) in
+  let inner := succ (fl (succ (fl (succ (fl (hq * dYf)) + succ (fl (/ 2 * succ (fl (nuf * succ (fl (succ (fl (t2 * eZf)) + eMf))))))))
+                         + succ (fl (succ (fl (/ 2 * eHf)) + eWf)))) in
+  e5 + 2 * nu * (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW)
+    <= succ (fl (e5f + succ (fl (2 * succ (fl (nuf * inner)))))).
+Proof.
+  intros e5 nu t xi eps eU eY eZ eM eH eW e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf
+    H5 Hnu Ht Hxi Heps HU HY HZ HM HH HW hq dYf inner.
+  assert (Hs : 0 <= sqrt (1 + eps) <= succ (fl (sqrt (succ (fl (1 + epsf)))))).
+  { split; [apply sqrt_pos|]. apply up_sqrt, up_add; lra. }
+  assert (Hq : 0 <= / 2 * (1 + sqrt (1 + eps)) <= hq).
+  { split; [apply Rmult_le_pos; lra|]. apply up_mul; [lra|]. split; [lra|]. apply up_add; lra. }
+  assert (Hd : 0 <= eY + xi * eU <= dYf).
+  { split; [nra|]. apply up_add; [lra|]. apply up_mul; lra. }
+  assert (Hi1 : 0 <= t * eZ + eM <= succ (fl (succ (fl (t2 * eZf)) + eMf))).
+  { split; [nra|]. apply up_add; [apply up_mul|]; lra. }
+  assert (Hi2 : 0 <= / 2 * nu * (t * eZ + eM)
+                <= succ (fl (/ 2 * succ (fl (nuf * succ (fl (succ (fl (t2 * eZf)) + eMf))))))).
+  { split; [apply Rmult_le_pos; [apply Rmult_le_pos|]; lra|]. rewrite Rmult_assoc.
+    apply up_mul; [lra|]. split; [nra|]. apply up_mul; lra. }
+  assert (Hi3 : 0 <= / 2 * eH + eW <= succ (fl (succ (fl (/ 2 * eHf)) + eWf))).
+  { split; [nra|]. apply up_add; [apply up_mul|]; lra. }
+  assert (Hin : 0 <= / 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW <= inner).
+  { split; [nra|]. unfold inner.
+    replace (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW)
+      with (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + (/ 2 * eH + eW)) by ring.
+    apply up_add; [|lra]. apply up_add; [apply up_mul|]; lra. }
+  apply up_add; [lra|]. replace (2 * nu * (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW))
+    with (2 * (nu * (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW))) by ring.
+  apply up_mul; [lra|]. split; [nra|]. apply up_mul; lra.
+Qed.
+
+(** [tot = up(tot + Delta_j)] over the blocks, [acc = up(Pr tot)]. *)
+Fixpoint totf (deltaf : nat -> R) (m : nat) : R :=
+  match m with
+  | O => 0
+  | S m' => succ (fl (totf deltaf m' + deltaf m'))
+  end.
+
+Theorem gr_total_float : forall (deltaf : nat -> R) K Pr, (forall j, 0 <= deltaf j) -> 0 <= Pr ->
+  Pr * rsum K deltaf <= succ (fl (Pr * totf deltaf K)).
+Proof.
+  intros deltaf K Pr Hd HP. assert (H : 0 <= rsum K deltaf <= totf deltaf K).
+  { induction K as [|K IH]; simpl; [lra|]. split.
+    - pose proof (Hd K). lra.
+    - apply up_add; [lra|lra]. }
+  apply up_mul; lra.
+Qed.
+
+(** ** Theorem G-R from the code's floats
+
+    [reconstruction_bounds]'s [alpha = fl(Pr - 1)] and
+    [e_bar = up(r + acc)], for blocks [Q_j = I - V_j T_j V_j^T] ([b_j]
+    live reflectors; [V_j] embedded [k x b_j]) whose
+    exact norms are below the code's floats [t2_j, F_j, eS_j, s2_j] (Lemma
+    T6, Lemma 2.1/2.5, Collatz-Wielandt: premises), [eps_j] and [Pr] as the
+    code computes them ([eps_j < 1], [Pr < 2] checked), block [j]'s
+    rounding bounded by the code's [delta_j] whenever the previous error is
+    [<= cap] (Lemma R.3 with [gr_delta_float], on the trailing block), the
+    check [acc <= cap] and [r >= ||G_hat - A0_hat||]: Theorem G-T's float
+    ends enclose [sigma_i(W)]. *)
+Theorem theorem_gr_float : forall k n (bs : nat -> nat) K (W Gh T : nat -> nat -> R) (Vs Ts Rs Ss X : nat -> nat -> nat -> R)
+    (t2 F eSf s2 deltaf la lb : nat -> R) cap r beta c grow shrink i,
+  (1 <= k)%nat -> (i < k)%nat -> symm k T ->
+  (forall p, (p < k)%nat -> la p <= cf_eig k T p <= lb p) ->
+  (forall j, forall p q, (p < bs j)%nat -> (q < bs j)%nat -> Ss j p q = Rs j p q + Rs j q p) ->
+  (forall j, opbound (bs j) (bs j) (Ts j) (t2 j)) ->
+  (forall j, opbound (bs j) (bs j) (fun p q => mmul (bs j) (Rs j) (Ts j) p q - idm p q) (F j)) ->
+  (forall j, opbound (bs j) (bs j) (fun p q => mmul k (mtr (Vs j)) (Vs j) p q - Ss j p q) (eSf j)) ->
+  (forall j, opbound (bs j) (bs j) (Ss j) (s2 j)) ->
+  let epsf := fun j => succ (fl (succ (fl (succ (fl (2 * succ (fl (t2 j * F j)))) + succ (fl (succ (fl (t2 j * t2 j)) * eSf j))))
+                                 * succ (fl (s2 j + eSf j)))) in
+  let Qs := fun j a c => idm a c - mmul (bs j) (mmul (bs j) (Vs j) (Ts j)) (mtr (Vs j)) a c in
+  (forall j, epsf j < 1) ->
+  let Pr := prf epsf K in
+  Pr < 2 ->
+  (forall j, 0 <= deltaf j) ->
+  (forall p q, (p < k)%nat -> (q < k)%nat -> X K p q = T p q) ->
+  (forall j, (j < K)%nat ->
+     opbound k k (fun p q => X (S j) p q - mmul k (mmul k (qprod k Qs (S j) (K - S j)) T)
+                                                (mtr (qprod k Qs (S j) (K - S j))) p q) cap ->
+     opbound k k (fun p q => X j p q - mmul k (mmul k (Qs j) (X (S j))) (mtr (Qs j)) p q) (deltaf j)) ->
+  succ (fl (Pr * totf deltaf K)) <= cap ->
+  opbound k k (fun p q => Gh p q - X O p q) r ->
+  let alpha := fl (Pr - 1) in
+  let ebar := succ (fl (r + succ (fl (Pr * totf deltaf K)))) in
+  opbound k k (fun p q => Gh p q - mmul n W (mtr W) p q) beta ->
+  beta + ebar <= c -> 1 + alpha <= grow -> 0 <= shrink <= 1 - alpha ->
+  g_lower_end la c grow shrink i <= sqrt (cf_eig k (mmul n W (mtr W)) i) <= g_upper_end lb c grow shrink i.
+Proof.
+  intros k n bs K W Gh T Vs Ts Rs Ss X t2 F eSf s2 deltaf la lb cap r beta c grow shrink i
+    Hk Hi HT Hbr Hsplit HTb HFb HEb HSb epsf Qs Heps1 Pr HPr HDl HXK HD Hacc HG alpha ebar HB Hc Hg Hs.
+  assert (Hnn : forall j, 0 <= t2 j /\ 0 <= F j /\ 0 <= eSf j /\ 0 <= s2 j).
+  { intros j. destruct (HTb j), (HFb j), (HEb j), (HSb j). repeat split; assumption. }
+  (* each block: Lemma R.1 with the code's floats *)
+  assert (Hblk : forall j, opbound k k (fun a c => mmul k (mtr (Qs j)) (Qs j) a c - idm a c) (epsf j)).
+  { intros j. destruct (Hnn j) as (H1 & H2 & H3 & H4).
+    destruct (lemma_r1 k (bs j) (Vs j) (Ts j) (Rs j) (Ss j) (t2 j) (F j) (eSf j) (s2 j) (Hsplit j) (HTb j) (HFb j) (HEb j) (HSb j))
+      as [HR1 _].
+    apply (opbound_weaken _ _ _ _ _ HR1). unfold epsf.
+    destruct (gr_eps_float (t2 j) (F j) (eSf j) (s2 j) (t2 j) (F j) (eSf j) (s2 j)) as [E _]; try lra; exact E. }
+  assert (Heps : forall j, 0 <= epsf j <= 1).
+  { intros j. split; [destruct (Hblk j); assumption|]. specialize (Heps1 j). lra. }
+  destruct (gr_product_float epsf epsf K) as (HP1 & HP2 & HPf); [intros j; split; [apply Heps|lra]|].
+  fold Pr in HP1, HP2, HPf.
+  assert (Ealpha : alpha = Pr - 1) by (apply gr_alpha_exact; [exact HPf|lra]).
+  assert (Htot : Pr * rsum K deltaf <= succ (fl (Pr * totf deltaf K))) by (apply gr_total_float; [exact HDl|lra]).
+  assert (Hebar : r + Pr * rsum K deltaf <= ebar).
+  { unfold ebar. apply up_add; lra. }
+  rewrite Ealpha in Hg, Hs.
+  apply (theorem_gr_matrix k n K W Gh T Qs X epsf deltaf la lb Pr cap r beta c grow shrink i Hk Hi HT Hbr Heps Hblk HP1);
+    try assumption; lra.
+Qed.
