@@ -396,3 +396,62 @@ def test_norms_of_the_accepted_products_only_when_some_are_rejected():
         with mpmath.workprec(400):
             lo, hi = Q.lower_fraction(x), Q.upper_fraction(x)
             assert mpmath.mpf(lo.numerator) / lo.denominator <= exact <= mpmath.mpf(hi.numerator) / hi.denominator
+
+
+def _int_norm21(A: np.ndarray, B: np.ndarray, scale: int) -> mpmath.mpf:
+    """‖A Bᵀ‖_{2,1} for factors whose entries are integers times 2^-scale: exact integer products, roots at 400 bits."""
+    Ai = (A * 2.0**scale).astype(np.int64)
+    Bi = (B * 2.0**scale).astype(np.int64)
+    W = Ai @ Bi.T  # exact: |entries| ≤ d·2^20 ≪ 2^63
+    with mpmath.workprec(400):
+        return sum(mpmath.sqrt(mpmath.mpf(int(s))) for s in (W.astype(object) ** 2).sum(axis=0)) * mpmath.mpf(2) ** (-2 * scale)
+
+
+@pytest.mark.parametrize("d", [P.FORMS_TRMM_MIN_INNER, 64])
+def test_forms_by_trmm_bound_the_exact_quadratic_forms_and_norms(d, monkeypatch):
+    """d ≥ FORMS_TRMM_MIN_INNER: Lemma 8.1's T = fl(B V) by one TRMM (V = Ĝ's doubled upper triangle). Each t_j is
+    within Lemma 8.1's c₁q_j + c₀ of the exact s_j = ‖A b_j‖² (integers), for a Ĝ that is NOT symmetric too
+    (the lemma holds for its mirrored upper triangle), and the shared route's ‖·‖_{2,1} balls contain the exact
+    norms, as the GEMM evaluation's do."""
+    from certbound.enclose import quantities as Q
+
+    calls = []
+    real = P._dtrmm
+    monkeypatch.setattr(P, "_dtrmm", lambda *a, **k: calls.append(1) or real(*a, **k))
+    rng = np.random.default_rng(d)
+    m = n = 130  # d(m + n) ≤ mn: the shared route evaluates the norms by the forms
+    As = [rng.integers(-1000, 1001, (m, d)) * 2.0**-10 for _ in range(2)]
+    Bs = [rng.integers(-1000, 1001, (n, d)) * 2.0**-10 for _ in range(2)]
+    # the forms directly, with a non-symmetric Ĝ_A (its lower triangle perturbed; V reads the upper one)
+    GA, nKA, _ = P._grams_and_abs_gram_norms(As, keep=False)
+    GA[1] += np.tril(np.full((d, d), 1e-3), -1)
+    t, bb = np.empty((2, n)), np.empty((2, n))
+    P._grams_and_abs_gram_norms(Bs, keep=False, chain=False, forms=(GA, t, bb))
+    assert len(calls) == 2
+    c1 = Fraction(Q._lemma81_constants(m, d)[0])
+    for j in range(2):
+        Ai = (As[j] * 2.0**10).astype(np.int64).astype(object)
+        Bi = (Bs[j] * 2.0**10).astype(np.int64).astype(object)
+        s = ((Ai @ Bi.T) ** 2).sum(axis=0)  # exact ‖A b_l‖² · 2^40 per column l
+        beta = Fraction(float(np.abs(Bs[j]).max()))
+        c0 = 2 * m * Fraction(1, 2**1074) * (d * beta) ** 2 * 4 + 2 * d * d * beta * Fraction(1, 2**1074) * 2 \
+            + 2 * d * Fraction(1, 2**1074)
+        Gp = np.triu(GA[j]) + np.triu(GA[j], 1).T  # Ĝ': what the TRMM evaluation certifies against
+        for l in range(0, n, 1 if j == 0 else 13):
+            b = [Fraction(float(x)) for x in Bs[j][l]]
+            q = Fraction(float(nKA[j])) * sum(x * x for x in b) * (1 + Fraction(1, 2**40))
+            if j == 0:  # the exact s_l (Ĝ_A = fl(AᵀA) itself)
+                assert abs(Fraction(int(s[l]), 2**40) - Fraction(float(t[j, l]))) <= c1 * q + c0, (j, l)
+            else:  # against bᵀĜ'b exactly: only T's and t's roundings (T₂, T₃ of the proof)
+                exact = sum(b[k] * Fraction(float(Gp[k, i])) * b[i] for k in range(d) for i in range(d))
+                assert abs(exact - Fraction(float(t[j, l]))) <= c1 * q + c0, (j, l)
+    for limit, more in ((P.FORMS_TRMM_MIN_INNER, 2), (10**9, 0)):  # TRMM, then GEMM
+        monkeypatch.setattr(P, "FORMS_TRMM_MIN_INNER", limit)
+        before = len(calls)
+        encs, norms = P.enclose_singular_values_and_norms_21_of_products(As, Bs, mode="auto")
+        assert len(calls) == before + more and all(e.mode == "product" for e in encs)
+        for x, A, B in zip(norms, As, Bs):
+            exact = _int_norm21(A, B, 10)
+            with mpmath.workprec(400):
+                lo, hi = Q.lower_fraction(x), Q.upper_fraction(x)
+                assert mpmath.mpf(lo.numerator) / lo.denominator <= exact <= mpmath.mpf(hi.numerator) / hi.denominator
