@@ -109,11 +109,15 @@ def scaled_enclosure(enc: Any, scale: Any) -> Any:
     if not scale > 0:
         raise ValueError("scaled_enclosure: the scale must be a positive ball")
     with working_precision(DEFAULT_PREC):
-        sig = tuple(s * scale if s.is_finite() else arb(0).union(arb.pos_inf()) for s in enc.sigma)
+        # An exact-zero σ (a head's zero tail: up to 352 of 384) scales to the exact 0, whose float ends are 0:
+        # one shared ball and no arithmetic (the same values as the product; ball_to_json prints them alike).
+        zero = arb(0)
+        sig = tuple(zero if _is_exact_zero(s) else s * scale if s.is_finite() else arb(0).union(arb.pos_inf())
+                    for s in enc.sigma)
         return dataclasses.replace(
             enc, sigma=sig,
-            lower=np.array([max(float_lower(s), 0.0) for s in sig], dtype=np.float64),
-            upper=np.array([float_upper(s) for s in sig], dtype=np.float64),
+            lower=np.array([0.0 if s is zero else max(float_lower(s), 0.0) for s in sig], dtype=np.float64),
+            upper=np.array([0.0 if s is zero else float_upper(s) for s in sig], dtype=np.float64),
             residual=enc.residual * scale,
         )
 
