@@ -276,3 +276,35 @@ def _check_norms_of_partly_accepted_stacks(seed: int, cases: int, monkeypatch) -
 def test_norms_21_of_a_partly_accepted_stack(monkeypatch):
     partial = _check_norms_of_partly_accepted_stacks(6111, 10, monkeypatch)
     assert partial is None or partial >= 5, partial
+
+
+# ------------- session 7: Lemma 8.1's forms by TRMM on Ĝ_A's upper triangle (7fa930c), with a non-symmetric Ĝ_A
+
+
+def install_asymmetric_worst_case_grams(rng, monkeypatch, fraction: float = 0.9) -> None:
+    """As :func:`install_worst_case_grams`, but Ĝ's strict upper and strict lower triangles are pushed opposite
+    ways (each entry independently within Lemma 2.1's window): Ĝ is not symmetric, as a GEMM-made Gram may be
+    (19f212f), so a route reading one triangle (7fa930c's TRMM) and one reading all of Ĝ see different matrices."""
+    orig = product_mod._grams_and_abs_gram_norms
+
+    def grams(Fs, keep, *args, **kw):
+        G, nu, stacks = orig(Fs, keep, *args, **kw)
+        m, d = Fs[0].shape
+        gamma = m * 2.0**-53 / (1 - m * 2.0**-53)
+        absF = np.stack([np.abs(F) for F in Fs])
+        N = np.matmul(absF.transpose(0, 2, 1), absF)
+        s = rng.choice([-1.0, 1.0], len(Fs))[:, None, None]
+        sign = np.where(np.triu(np.ones((d, d)), 1) > 0, s, -s)  # upper one way, lower and diagonal the other
+        return G + sign * (fraction * gamma) * N * (1 - 2.0**-50), nu, stacks
+
+    monkeypatch.setattr(product_mod, "_grams_and_abs_gram_norms", grams)
+
+
+@pytest.mark.parametrize("trmm", [True, False])
+def test_norms_21_with_forms_from_one_triangle_of_a_non_symmetric_gram(trmm, monkeypatch):
+    # Lemma 8.1 with Ĝ' = triu(Ĝ_A) + triu(Ĝ_A, 1)ᵀ (TRMM branch) or Ĝ_A itself (GEMM branch), Ĝ_A worst-case and
+    # non-symmetric; d small so that the exact ‖ABᵀ‖_{2,1} is cheap; every ball must contain it.
+    monkeypatch.setattr(product_mod, "FORMS_TRMM_MIN_INNER", 1 if trmm else 10**6)
+    rng = np.random.default_rng(6201 + trmm)
+    install_asymmetric_worst_case_grams(rng, monkeypatch)
+    _check_norms_of_partly_accepted_stacks(6202 + trmm, 5, monkeypatch)
