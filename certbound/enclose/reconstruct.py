@@ -658,7 +658,8 @@ def _bounds(G: np.ndarray, d: np.ndarray, e: np.ndarray, rec: _Reconstruction, c
         wF = _sqrt_up(_inflate(yw[1], kp * b))                # ≥ ‖W‖_F ≥ ‖|W|‖₂
         aT = np.abs(Ts)
         tz = _sqrt_up(_chain_norm_sq_upper([aT, np.abs(Zs)]))                   # ≥ ‖|T||Z|‖₂
-        vm = _sqrt_up(_chain_norm_sq_upper([np.abs(rec.Vs[act]).transpose(0, 2, 1), np.abs(Ms)]))   # ≥ ‖|V||M|‖₂
+        Vs = rec.Vs if np.all(act) else rec.Vs[act]
+        vm = _sqrt_up(_chain_norm_sq_upper([np.abs(Vs).transpose(0, 2, 1), np.abs(Ms)]))            # ≥ ‖|V||M|‖₂
         eZ = _up(_up(st["g_c"] * _up(aV * yF)) + 4.0 * kp * ETA * bb)
         eM = _up(_up(g_b * tz) + 2.0 * bb * ETA * bb)
         eH = _up(_up(g_b * vm) + 2.0 * bb * ETA * rtn)
