@@ -54,20 +54,26 @@ def _exact_q(rec, k: int):
     return Q
 
 
-def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int) -> None:
+def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int, chunk_u: int = 8) -> None:
     """α ≥ ‖QᵀQ − I‖_F, e_rec ≥ ‖Â₀ − QTQᵀ‖_F, e ≥ ‖G − QTQᵀ‖_F, all exactly (or the code refused)."""
     c, d, e, tau = ref
     k = G.shape[0]
-    rec = reconstruct._reconstruct(G, c, d, e, tau, block, chunk, symm_chunk)
+    rec = reconstruct._reconstruct(G, c, d, e, tau, block, chunk, symm_chunk, chunk_u=chunk_u)
     if rec is None:
         return
     out = reconstruct._bounds(G, d, e, rec, chunk, symm_chunk)
-    total = reconstruct.reconstruction_bounds(G, c, d, e, tau, block=block, chunk=chunk, symm_chunk=symm_chunk)
-    assert (out is None) == (total is None)
-    if out is None:
-        return
-    alpha, r, a_priori = out
-    assert total[0] == alpha and total[1] >= r + a_priori
+    alpha, r, a_priori = out if out is not None else (None, None, None)
+    if chunk_u == 8:   # reconstruction_bounds' own path
+        total = reconstruct.reconstruction_bounds(G, c, d, e, tau, block=block, chunk=chunk, symm_chunk=symm_chunk)
+        assert (out is None) == (total is None)
+        if out is None:
+            return
+        assert total[0] == alpha and total[1] >= r + a_priori
+        e_total = total[1]
+    else:
+        if out is None:
+            return
+        e_total = float(np.nextafter(r + a_priori, np.inf))
     Q = _exact_q(rec, k)
     Qt = [list(x) for x in zip(*Q)]
     assert _fro2(_sub(_mul(Qt, Q), _eye(k))) <= Fraction(alpha) ** 2
@@ -75,7 +81,7 @@ def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int) ->
     QTQ = _mul(_mul(Q, _exact(T)), Qt)
     A0 = np.tril(rec.X) + np.tril(rec.X, -1).T        # the symmetric matrix of the lower triangle
     assert _fro2(_sub(_exact(A0), QTQ)) <= Fraction(a_priori) ** 2
-    assert _fro2(_sub(_exact(G), QTQ)) <= Fraction(total[1]) ** 2
+    assert _fro2(_sub(_exact(G), QTQ)) <= Fraction(e_total) ** 2
 
 
 def _sym_gram(W: np.ndarray) -> np.ndarray:
@@ -93,6 +99,15 @@ def test_reconstruction_bounds_exact(k, n, block, chunk, symm_chunk):
     ref = reconstruct.householder_reflectors(G)
     _check_exact(G, ref, block, chunk, symm_chunk)
     assert reconstruct.reconstruction_bounds(G, *ref, block=block, chunk=chunk, symm_chunk=symm_chunk) is not None
+
+
+def test_chunked_u_exact():
+    # U = V Tᵀ with its inner b in chunks of 2 (Lemma 2.5), and every other chunked path at once.
+    rng = np.random.default_rng(21)
+    G = _sym_gram(rng.standard_normal((13, 30)) * np.geomspace(1.0, 1e-2, 13)[:, None])
+    ref = reconstruct.householder_reflectors(G)
+    _check_exact(G, ref, 6, 3, 3, chunk_u=2)
+    _check_exact(G, ref, 5, 4, 2, chunk_u=3)
 
 
 def test_skipped_reflectors_exact():
