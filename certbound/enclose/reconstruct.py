@@ -448,14 +448,13 @@ def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chu
             return None
         Ts[:] = np.triu(Tinv) * (live[:, :, None] & live[:, None, :])
         # U_j = fl(V_j T_jᵀ), i.e. slab U_jᵀ = T_j V_jᵀ, inner b in chunks of chunk_u (Lemma 2.5).
-        qu = -(-b // chunk_u)
-        bu = qu * chunk_u
-        Tp = np.zeros((K, b, bu))
-        Tp[:, :, :b] = Ts
-        Vp = np.zeros((K, bu, kp))
-        Vp[:, :b] = Vs
-        Us = np.sum(np.matmul(Tp.reshape(K, b, qu, chunk_u).transpose(0, 2, 1, 3),
-                              Vp.reshape(K, qu, chunk_u, kp)), axis=1)
+        # Running sum over the chunks C of the inner index: U ← fl(U + fl(T[:, C] V[C])) (one rounding per chunk).
+        Us = np.matmul(Ts[:, :, :chunk_u], Vs[:, :chunk_u])
+        if b > chunk_u:
+            part = np.empty_like(Us)
+            for c0 in range(chunk_u, b, chunk_u):
+                np.matmul(Ts[:, :, c0:c0 + chunk_u], Vs[:, c0:c0 + chunk_u], out=part)
+                np.add(Us, part, out=Us)
     return Vs, Us, small, ns, bs, starts, kp
 
 
