@@ -332,7 +332,7 @@ def reconstruction_bounds(
     Parameters
     ----------
     G : (k, k) float64 array
-        Exactly symmetric (the caller's Ĝ; only its lower triangle is read).
+        The caller's Ĝ (any float matrix: ``dsytrd`` reads its lower triangle, the residual all of it).
     c, d, e, tau : numpy.ndarray
         :func:`householder_reflectors`' output (any floats: they are data).
     block : int
@@ -620,21 +620,28 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
     return _Reconstruction(X, Vs, Us, small, yw, ns, bs, starts, st)
 
 
-_TRIU_PANEL = 128
+_PANEL = 128
 
 
-def _lower_residual_sq_upper(G: np.ndarray, X: np.ndarray) -> float:
-    """A float ≥ Σ_{i ≥ j} (g_ij − x_ij)² (the lower triangles), by column panels (proof §4: Theorem G-R's r)."""
+def _residual_sq_upper(G: np.ndarray, X: np.ndarray) -> float:
+    """A float ≥ ‖G − Â₀‖_F², Â₀ the symmetric matrix of X's lower triangle, for ANY float G (proof §4).
+
+    By column panels J: the diagonal block G[J, J] − sym(X[J, J]), the block below G[j₁:, J] − X[j₁:, J]
+    and the block to the right G[J, j₁:] − X[j₁:, J]ᵀ, each a rounded subtraction (|g − a| ≤ |fl(g − a)|/(1 − u)
+    is applied by the caller), the sums of squares by Lemma 2.2 (any order), accumulated with one step up.
+    G need not be symmetric: every entry of G − Â₀ is summed.
+    """
     k = G.shape[0]
-    mask = np.triu(np.ones((_TRIU_PANEL, _TRIU_PANEL), dtype=bool), 1)
     tot = 0.0
     with np.errstate(over="ignore", invalid="ignore"):
-        for j0 in range(0, k, _TRIU_PANEL):
-            j1 = min(j0 + _TRIU_PANEL, k)
-            D = G[j0:, j0:j1] - X[j0:, j0:j1]        # fl(g − x): |g − x| ≤ |fl|/(1 − u)
-            D[:j1 - j0][mask[:j1 - j0, :j1 - j0]] = 0.0
-            s = float(_inflate(np.einsum("ij,ij->", D, D), D.size))   # Lemma 2.2 (squares, any order)
-            tot = float(_up(tot + s))
+        for j0 in range(0, k, _PANEL):
+            j1 = min(j0 + _PANEL, k)
+            XJ = X[j0:j1, j0:j1]
+            parts = [G[j0:j1, j0:j1] - (np.tril(XJ) + np.tril(XJ, -1).T)]   # sym(tril) is exact (adds zeros)
+            if j1 < k:
+                parts += [G[j1:, j0:j1] - X[j1:, j0:j1], G[j0:j1, j1:] - X[j1:, j0:j1].T]
+            for D in parts:
+                tot = float(_up(tot + float(_inflate(np.einsum("ij,ij->", D, D), D.size))))
     return tot if np.isfinite(tot) else _INF
 
 
@@ -680,8 +687,8 @@ def _bounds(G: np.ndarray, d: np.ndarray, e: np.ndarray, rec: _Reconstruction, c
         acc = float(_up(st["Pr"] * tot))
         if not acc <= st["cap"]:
             return None
-        # ‖G − Â₀‖₂ ≤ ‖G − Â₀‖_F ≤ √(2 Σ_{i≥j} (g − x)²)/(1 − u) (symmetric completion; rounded subtractions).
-        r = float(_up(_up(_sqrt_up(_up(2.0 * _lower_residual_sq_upper(G, rec.X)))) / (1.0 - _U)))
+        # ‖G − Â₀‖₂ ≤ ‖G − Â₀‖_F ≤ √(Σ fl(g − a)²)/(1 − u) over ALL entries (G need not be symmetric).
+        r = float(_up(_up(_sqrt_up(_residual_sq_upper(G, rec.X))) / (1.0 - _U)))
     if not np.isfinite(r):
         return None
     return st["Pr"] - 1.0, r, acc                              # Pr − 1 exact (Sterbenz: Pr ∈ [1, 2))
@@ -692,7 +699,10 @@ def certify_reconstructed(
     reflectors: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
     predict: Callable[[float], bool] | None = None,
 ) -> tuple[list[arb], arb, arb, str] | None:
-    """Theorem G-R on the exactly symmetric Ĝ: ``(sigma, alpha, e, "gram-rec")`` or None.
+    """Theorem G-R on Ĝ: ``(sigma, alpha, e, "gram-rec")`` or None.
+
+    Ĝ may be any float matrix (in practice ``rounded_gram``'s exactly symmetric one): the residual
+    ‖Ĝ − Â₀‖ is summed over all its entries.
 
     ``dsytrd``'s reflectors and d, e (:func:`householder_reflectors`), α and e
     by :func:`reconstruction_bounds`, λᵢ(T) ∈ [aᵢ, bᵢ] by Sturm counts (Lemma S),
@@ -702,7 +712,7 @@ def certify_reconstructed(
     Parameters
     ----------
     G : (k, k) float64 array
-        Exactly symmetric (``rounded_gram``'s Ĝ).
+        ``rounded_gram``'s Ĝ (any float matrix: the residual covers all its entries; β must bound ‖Ĝ − WWᵀ‖₂).
     beta : arb
         Upper end bounds ‖Ĝ − WWᵀ‖₂.
     scale_exponent : int

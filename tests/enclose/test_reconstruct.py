@@ -276,3 +276,21 @@ def test_predict_and_shared_reflectors():
     own = reconstruct.certify_reconstructed(G, beta, 0, block=4)
     assert [(x.lower(), x.upper()) for x in own[0]] == [(x.lower(), x.upper()) for x in full[0]]
     assert G.flags.writeable and np.array_equal(G, rounded_gram(W)[0])    # G only read
+
+
+def test_non_symmetric_gram_is_certified_from_all_entries():
+    # s7-ref's D1: a Ĝ whose lower triangle is off by δ (β covers it) — the residual must see every entry.
+    from flint import arb
+
+    rng = np.random.default_rng(1)
+    k, n = 12, 20
+    W = np.outer(np.ones(k), rng.standard_normal(n)) + 0.01 * rng.standard_normal((k, n))
+    G, beta0 = rounded_gram(W)
+    delta = 2.0**-20 * float(np.abs(G).max())
+    Gn = G.copy()
+    Gn[np.tril_indices(k, -1)] += delta
+    beta = beta0 + arb(delta) * arb(k * (k - 1) // 2).sqrt()     # ‖Gn − WWᵀ‖ ≤ ‖G − WWᵀ‖ + δ‖tril(𝟙𝟙ᵀ, −1)‖_F
+    out = reconstruct.certify_reconstructed(Gn, beta, 0, block=4)
+    assert out is not None
+    for ball, s in zip(out[0], _mp_singular_values(W)):
+        assert mpmath.mpf(ball.lower()) <= s <= mpmath.mpf(ball.upper())
