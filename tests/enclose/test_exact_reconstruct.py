@@ -546,8 +546,7 @@ def _non_symmetric_case():
     return W, Gn, beta
 
 
-@pytest.mark.xfail(strict=True, reason="defect D1 (DEFECTS.md, s7-ref 23:02): a non-symmetric Ĝ is certified from its "
-                                       "lower triangle; s7-recon to fix")
+# D1 fixed by s7-recon (the residual sums every entry of Ĝ − Â₀): the xfail marker is removed.
 def test_certify_reconstructed_on_a_non_symmetric_gram_is_refused_or_valid():
     # Theorem G-R's residual reads Ĝ's lower triangle only (proof §4 assumes Ĝ = Ĝᵀ); Theorem G-T, which it
     # feeds, holds for any Ĝ. A non-symmetric Ĝ must be refused (or its asymmetry counted), never certified
