@@ -163,6 +163,8 @@ def _check_bounds_cases(seed: int, cases: int, monkeypatch, hostile: str | None)
             continue
         opts = _options(rng, k)
         with monkeypatch.context() as mp:
+            if hasattr(rec, "_PANEL"):  # the residual's column panels (9847c11)
+                mp.setattr(rec, "_PANEL", int(rng.choice([128, 1, 2, 3])))
             if hostile is not None:
                 how = hostile if hostile != "mixed" else str(rng.choice(["up", "down", "random", "sign", "shrink"]))
                 mp.setattr(rec, "_BLAS", HostileFortranBlas(how, rng).functions())
@@ -547,7 +549,8 @@ def _non_symmetric_case():
 
 
 # D1 fixed by s7-recon (the residual sums every entry of Ĝ − Â₀): the xfail marker is removed.
-def test_certify_reconstructed_on_a_non_symmetric_gram_is_refused_or_valid():
+@pytest.mark.parametrize("panel", [None, 1, 5])
+def test_certify_reconstructed_on_a_non_symmetric_gram_is_refused_or_valid(panel, monkeypatch):
     # Theorem G-R's residual reads Ĝ's lower triangle only (proof §4 assumes Ĝ = Ĝᵀ); Theorem G-T, which it
     # feeds, holds for any Ĝ. A non-symmetric Ĝ must be refused (or its asymmetry counted), never certified
     # from half of it. (Unreachable from enclose_singular_values, whose Ĝ is mirrored; certify_reconstructed
@@ -555,6 +558,9 @@ def test_certify_reconstructed_on_a_non_symmetric_gram_is_refused_or_valid():
     import mpmath
 
     from tests.enclose.exact_reflectors import mp_singular_values
+
+    if panel is not None and hasattr(rec, "_PANEL"):  # the residual's column panels (9847c11): several of them
+        monkeypatch.setattr(rec, "_PANEL", panel)
 
     W, Gn, beta = _non_symmetric_case()
     out = rec.certify_reconstructed(Gn, beta, 0, block=4)
