@@ -1331,3 +1331,33 @@ Proof.
            (fun f c Hc j Hj => cf_weyl_trim (fun i => B2R (bd i)) (fun k => B2R (be k)) n f c Hc j Hj)
            emx delta H0 Hemx Hdl j Hj).
 Qed.
+
+(** Two normalised Sturm runs on the same [T] bracket one eigenvalue, with
+    the code's outward ends ([tridiagonal_eigenvalue_bounds]: [muL] with
+    count [<= j], [muU] with count [> j]); the descending index of the
+    [j]-th smallest is [n - 1 - j] (the form of [cf_theorem_gt_matrix]'s
+    bracket premise). *)
+Theorem cf_sturm_bracket : forall (bd be : nat -> b64) (bmuL bmuU : b64) (n : nat) emx delta j,
+  (forall i, is_finite (bd i) = true) -> (forall k, is_finite (be k) = true) ->
+  is_finite bmuL = true -> is_finite bmuU = true ->
+  (forall i, (i < n)%nat -> Rabs (B2R (bd i)) < 2) ->
+  (forall k, (S k < n)%nat -> Rabs (B2R (be k)) < 2) ->
+  (forall k, (S k < n)%nat -> B2R (be k) = 0 \/ bpow radix2 (-300) <= Rabs (B2R (be k))) ->
+  Rabs (B2R bmuL) <= 8 -> Rabs (B2R bmuU) <= 8 ->
+  (forall i, (i < n)%nat -> is_finite (bq bd be bmuL i) = true -> bpow radix2 (-400) <= Rabs (B2R (bq bd be bmuL i))) ->
+  (forall i, (i < n)%nat -> is_finite (bq bd be bmuU i) = true -> bpow radix2 (-400) <= Rabs (B2R (bq bd be bmuU i))) ->
+  0 <= emx -> (forall k, (S k < n)%nat -> Rabs (B2R (be k)) <= emx) -> 2 * emx * rho <= delta ->
+  (j < n)%nat ->
+  (negcount (fun i => B2R (bq bd be bmuL i)) n <= j)%nat ->
+  (j < negcount (fun i => B2R (bq bd be bmuU i)) n)%nat ->
+  pred (fl (B2R bmuL - delta))
+    <= cf_eig n (trim (fun i => B2R (bd i)) (fun k => B2R (be k))) (n - 1 - j)
+    <= succ (fl (B2R bmuU + delta)).
+Proof.
+  intros bd be bmuL bmuU n emx delta j Hd He HmL HmU Hds Hes Het HsL HsU HtL HtU H0 Hemx Hdl Hj HcL HcU.
+  destruct (cf_sturm_normalised_enclosure bd be bmuL n Hd He HmL Hds Hes Het HsL HtL emx delta H0 Hemx Hdl j Hj)
+    as [_ HL].
+  destruct (cf_sturm_normalised_enclosure bd be bmuU n Hd He HmU Hds Hes Het HsU HtU emx delta H0 Hemx Hdl j Hj)
+    as [HU _].
+  apply tridiagonal_eigenvalue_bounds_outward; [apply HL, HcL|apply HU, HcU].
+Qed.
