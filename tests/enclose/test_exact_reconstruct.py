@@ -572,3 +572,35 @@ def test_certify_reconstructed_on_a_non_symmetric_gram_is_refused_or_valid(panel
         with mpmath.workdps(40):
             assert mpmath.mpf(lo.numerator) / lo.denominator <= s <= mpmath.mpf(hi.numerator) / hi.denominator, \
                 ("σ outside its ball for a non-symmetric Ĝ", i, str(sig[i]), s)
+
+
+# ---------------------------------------------------------------- at the real order, under a lying dsytrd (slow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_auto_theorem_g_r_at_the_real_order_meets_theorem_g_t(seed, monkeypatch):
+    # k = RECONSTRUCT_MIN_ORDER (no exact σ at this size): mode auto's Theorem G-R under a lying dsytrd must
+    # intersect, σ by σ, mode gram's Theorem G-T computed with the honest LAPACK (both contain σᵢ), and the
+    # honest G-R ball must contain G-T's (G-T is the narrower certificate of the same σ).
+    from certbound.enclose import enclose_singular_values
+
+    rng = np.random.default_rng(8100 + seed)
+    m = rec.RECONSTRUCT_MIN_ORDER
+    W = 0.02 * rng.standard_normal((m, m + 128))
+    ref = enclose_singular_values(W, mode="gram")
+    honest = enclose_singular_values(W, mode="auto")
+    assert ref.mode == "gram-tri" and honest.mode == "gram-rec", (ref.mode, honest.mode)
+    assert np.all(honest.lower <= ref.lower) and np.all(ref.upper <= honest.upper)
+    modes = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(3):
+            with monkeypatch.context() as mp:
+                orig = rec.householder_reflectors
+                mp.setattr(rec, "householder_reflectors",
+                           lambda G_, _o=orig: (lambda r: None if r is None else _lie(rng, *r))(_o(G_)))
+                enc = enclose_singular_values(W, mode="auto")
+            modes.add(enc.mode)
+            assert np.all(enc.lower <= ref.upper) and np.all(ref.lower <= enc.upper), ("disjoint from G-T", enc.mode)
+    assert modes <= {"gram-rec", "gram-tri", "fast+gram-tri", "gram", "fast+gram", "fast"}, modes  # measured: all three
