@@ -394,8 +394,13 @@ class _Reconstruction(NamedTuple):
     static: dict           # the bounds that depend on V, T, S̃, R̃, U only (_static_bounds)
 
 
-def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chunk_u: int):  # noqa: ANN202
-    """V_j, S̃_j, R̃_j, T_j, U_j for all blocks at once (they depend on c only; proof §1, Lemma R.3's U)."""
+def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chunk_u: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], int] | None:
+    """V_j, S̃_j, R̃_j, T_j, U_j for all blocks at once (they depend on c only; proof §1, Lemma R.3's U).
+
+    Returns ``(Vs, Us, small, ns, bs, starts, kp)`` (see :class:`_Reconstruction`), or None when the stacked
+    inversion fails.
+    """
     b = block
     nref = k - 2                        # reflector k−2 acts on one entry (τ = 0 in LAPACK): never used
     used = tau[:nref] != 0
