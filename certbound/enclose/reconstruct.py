@@ -14,7 +14,7 @@ never formed. α comes from b×b quantities per block (Lemmas R.1, R.2), and e
 from one floating-point reconstruction Â₀ ≈ QTQᵀ (the blocks applied to T in
 reverse, BLAS-3: ``dsymm`` + ``dsyr2k``) with an a-priori bound on its
 rounding (Lemmas R.3, R.4) plus the computed ‖Ĝ − Â₀‖₂. The a-priori bound
-is about 10²–10³ times today's e, so the σ's are wider than mode ``gram``'s
+is about 10²–10³ times mode ``gram``'s (Lemma 3.4-T), so the σ's are wider
 (proofs/enclosure-reconstruct.md §6–§7): mode ``auto`` uses it only where it
 meets its width target; mode ``gram`` keeps Theorem G-T.
 
