@@ -10,7 +10,8 @@
     [xnew - Q_j X Q_j^T] is the embedding of [X' - Q' Xt Q'^T]
     ([Q' = I - V T V^T], [Xt] the trailing block; [r4_support_entry]) and
     has the same norm bound ([r4_support]): Lemma R.4's [D_j] is bounded by
-    Lemma R.3's [Delta_j] for the trailing block. *)
+    Lemma R.3's [Delta_j] for the trailing block ([gr_block_bound], with
+    [TheoremGR.lemma_r3]). *)
 
 From Coq Require Import Reals Psatz.
 From Certbound Require Import NormBounds Lemma112 CourantFischer TheoremGR.
@@ -176,3 +177,38 @@ Proof.
 Qed.
 
 End Support.
+
+From Certbound Require Import TheoremGR.
+
+(** One block on the whole matrix: Lemma R.3 on the trailing block (its
+    floats [U, Y, Z, M, H, W, X'] with the error bounds of §3's table) and
+    the support step give [||X_new - Q_j X Q_j^T||_2 <= Delta_j]
+    ([gr_delta_float]: the code's [delta] is [>=] it). *)
+Theorem gr_block_bound : forall s n b (V T X Xp U Y Z M H W : nat -> nat -> R) nu t xi eps eU eY eZ eM eH eW e5,
+  (forall l, V O l = 0) ->
+  (forall a d, (a < s)%nat -> (s < d)%nat -> X a d = 0) ->
+  (forall a d, (a < s)%nat -> (s < d)%nat -> X d a = 0) ->
+  (forall i j, X i j = X j i) ->
+  let Xt := fun c d => X (s + c)%nat (s + d)%nat in
+  let Qn := msub idm (mmul b (mmul b V T) (mtr V)) in
+  opbound n b V nu -> opbound b b T t -> opbound n n Xt xi ->
+  opbound n n (fun a c => mmul n (mtr Qn) Qn a c - idm a c) eps -> 0 <= eps ->
+  opbound n b (msub U (mmul b V (mtr T))) eU ->
+  opbound n b (msub Y (mmul n Xt U)) eY ->
+  opbound b b (msub Z (mmul n (mtr V) Y)) eZ ->
+  opbound b b (msub M (mmul b T Z)) eM ->
+  opbound n b (msub H (mmul b V M)) eH ->
+  opbound n b (msub W (msub Y (mscal (/ 2) H))) eW ->
+  opbound n n (msub Xp (msub (msub Xt (mmul b V (mtr W))) (mmul b W (mtr V)))) e5 ->
+  opbound (s + n) (s + n)
+    (fun a c => xnew s X Xp a c
+                - mmul (s + n) (mmul (s + n) (fun a0 c0 => idm a0 c0 - mmul b (mmul b (vbar s V) T) (mtr (vbar s V)) a0 c0) X)
+                    (mtr (fun a0 c0 => idm a0 c0 - mmul b (mmul b (vbar s V) T) (mtr (vbar s V)) a0 c0)) a c)
+    (e5 + 2 * nu * (/ 2 * (1 + sqrt (1 + eps)) * (eY + xi * eU) + / 2 * nu * (t * eZ + eM) + / 2 * eH + eW)).
+Proof.
+  intros s n b V T X Xp U Y Z M H W nu t xi eps eU eY eZ eM eH eW e5 HV0 HX1 HX2 HXs Xt Qn
+    HV HT HXt HQ He HU HY HZ HM HH HW H5.
+  apply r4_support; [exact HV0|exact HX1|exact HX2|].
+  exact (lemma_r3 n b Xt V T U Y Z M H W Xp (fun i j => HXs (s + i)%nat (s + j)%nat)
+           nu t xi eps eU eY eZ eM eH eW e5 HV HT HXt HQ HU HY HZ HM HH HW H5 He).
+Qed.
