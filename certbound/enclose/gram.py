@@ -90,6 +90,7 @@ __all__ = [
     "TRIDIAGONAL_MIN_ORDER",
     "RECONSTRUCT_ESTIMATE_MARGIN",
     "RECONSTRUCT_PREFILTER",
+    "RECONSTRUCT_MEDIAN_TARGET",
     "TRIDIAGONAL_ALPHA_CHUNK",
     "TRIDIAGONAL_ALPHA_BLOCK",
     "SHIFT_SPREAD",
@@ -717,10 +718,11 @@ def certify_gram(
     prefer_reconstruct : bool
         Mode ``auto``: from order :data:`certbound.enclose.reconstruct.RECONSTRUCT_MIN_ORDER`
         on, try Theorem G-R first (mode ``"gram-rec"``, no Q̂; proofs/enclosure-reconstruct.md)
-        when a one-shift Sturm test predicts that it meets the width target
+        when a Sturm test (three shifts) predicts that it meets the width target
         (:func:`_reconstruct_may_meet_target`), and keep it only if it does
-        (:func:`~certbound.enclose.svd.meets_width_target`); else Theorem G-T on the same
-        ``dsytrd`` output.
+        (:func:`~certbound.enclose.svd.meets_width_target`, and a median relative width
+        ≤ :data:`RECONSTRUCT_MEDIAN_TARGET`, :func:`_meets_median_target`); else Theorem G-T
+        on the same ``dsytrd`` output.
 
     Returns
     -------
@@ -729,7 +731,8 @@ def certify_gram(
         balls (descending; with their float ends attached when Lemma G.4's
         evaluation applied), α ≥ ‖Q̂ᵀQ̂ − I‖₂ (or ‖UᵀU − I‖₂), β ≥ ‖Ĝ − Gram‖₂
         and e ≥ ‖Ĝ − Q̂TQ̂ᵀ‖₂ (or ‖Ĝ − UΛUᵀ‖₂) (β, e scaled by
-        ``4**scale_exponent``), mode ``"gram-tri"`` or ``"gram"``; None when
+        ``4**scale_exponent``), mode ``"gram-tri"`` or ``"gram"`` (``"gram-rec"`` with
+        ``prefer_reconstruct``); None when
         both certificates fail (LAPACK error, non-finite output, α ≥ 1): the
         caller falls back.
     """
@@ -782,10 +785,18 @@ TRIDIAGONAL_MIN_ORDER = 192
 #: final/estimate 0.85–1.18 on trained-like and Gaussian 256×1024 … 768×3072): a borderline matrix goes to
 #: Theorem G-T at once instead of paying for a reconstruction that misses the target.
 RECONSTRUCT_ESTIMATE_MARGIN = 1.25
-#: Before any Theorem G-R work (its estimate costs ≈ 4 ms at 384×1536, 11 ms at 768×3072), the same test with
-#: e ≈ this·√k·u·‖T‖_F, below every measured estimate (700–1500 × √k·u·‖T‖_F on those matrices): a matrix
-#: that fails even then (e.g. σᵢ ∝ i^-0.7 at 768×3072) skips Theorem G-R at the cost of one Sturm count.
-RECONSTRUCT_PREFILTER = 600.0
+#: Before any Theorem G-R work (its estimate costs ≈ 4 ms at 384×1536, 10–11 ms at 768×3072), the same test with
+#: e ≈ this·√k·u·‖T‖_F, below every measured estimate (700–1500 × √k·u·‖T‖_F on trained-like and Gaussian
+#: 256×1024 … 768×3072; 1100–1490 on all-mpnet-base-v2's 24 FFN matrices): a matrix that fails even then (e.g.
+#: σᵢ ∝ i^-0.7 at 768×3072) skips Theorem G-R at the cost of three Sturm counts. With 600, 11 of mpnet's 16 matrices
+#: that Theorem G-R cannot serve passed this test and paid ≈ 10 ms for the estimate; with 1000, 5 do, and none of
+#: the 8 it serves is lost (their thresholds: 1500–4350 × the same unit).
+RECONSTRUCT_PREFILTER = 1000.0
+#: Mode ``auto`` keeps Theorem G-R only if, besides τ per σᵢ, the median relative width of the σᵢ ≥
+#: AUTO_SPECTRUM_FRACTION·σ₁ is at most this (issue 13's width target for the default mode; Theorem G-T's median is
+#: ≈ 10× smaller, so on moderately decaying spectra, σᵢ ∝ i^-0.6 at 512×2048 and 768×3072, Theorem G-R alone met τ
+#: with a median of 1.5–2.9e-9).
+RECONSTRUCT_MEDIAN_TARGET = 1e-9
 
 
 def _reconstruct_may_meet_target(d: np.ndarray, e: np.ndarray, beta: float, e_estimate: float,
@@ -795,10 +806,11 @@ def _reconstruct_may_meet_target(d: np.ndarray, e: np.ndarray, beta: float, e_es
     A *decision*, not a bound (as :func:`~certbound.enclose.svd.meets_width_target`). With c = β + e,
     σᵢ's relative width is ≈ c/λᵢ (λᵢ = σᵢ², α negligible), at most τ for λᵢ ≥ f²λ₁; below f²λ₁ its
     absolute width ≈ c/σᵢ must be ≤ τfσ₁ (τ = AUTO_RELATIVE_TARGET, f = AUTO_SPECTRUM_FRACTION). So every
-    eigenvalue must be ≥ μ = c/τ when c/τ > f²λ₁, else ≥ (c/τ)²/(f²λ₁): one float Sturm count at μ on T
-    scaled to max|T| ∈ [1, 2) (:func:`~certbound.enclose.tridiagonal.sturm_counts`, one shift: Python
-    scalars) decides — True iff its guards hold and no eigenvalue lies below μ. c is taken
-    ``margin`` times larger.
+    eigenvalue must be ≥ μ = c/τ when c/τ > f²λ₁, else ≥ (c/τ)²/(f²λ₁); and the median relative width over
+    the λᵢ ≥ f²λ₁ is at most :data:`RECONSTRUCT_MEDIAN_TARGET` = t_m when more than half of them are
+    ≥ c/t_m. Float Sturm counts at these three shifts on T scaled to max|T| ∈ [1, 2)
+    (:func:`~certbound.enclose.tridiagonal.sturm_counts`) decide — True iff their guards hold, no eigenvalue
+    lies below μ and the median rule holds. c is taken ``margin`` times larger.
     """
     c = (beta + e_estimate) * margin
     ae = np.abs(e)
@@ -811,11 +823,45 @@ def _reconstruct_may_meet_target(d: np.ndarray, e: np.ndarray, beta: float, e_es
     mu = thr if thr > floor else thr * thr / floor
     if not mu < lam1:
         return False
+    mu_med = c / RECONSTRUCT_MEDIAN_TARGET
+    if not mu_med < lam1:
+        return False
     s = math.ldexp(1.0, tridiagonal._normalising_exponent(t_max))
     es = e * s
     es[np.abs(es) < 2.0**-300] = 0.0  # the normalised guard's range (a decision: no Weyl term needed)
-    counts, valid = tridiagonal.sturm_counts(d * s, es, np.array([mu * s]))
-    return bool(valid[0]) and int(counts[0]) == 0
+    counts, valid = tridiagonal.sturm_counts(d * s, es, np.array([mu * s, floor * s, mu_med * s]))
+    if not (bool(np.all(valid)) and int(counts[0]) == 0):
+        return False
+    k = d.size
+    selected, narrow = k - int(counts[1]), k - int(counts[2])  # eigenvalues ≥ f²λ₁, and ≥ c/t_m
+    return 2 * min(narrow, selected) > selected
+
+
+def _meets_median_target(sigma: list[arb], target: float = RECONSTRUCT_MEDIAN_TARGET,
+                         c: float = AUTO_SPECTRUM_FRACTION) -> bool:
+    """Whether the median relative width of the balls with midpoint ≥ c·σ₁ is ≤ ``target`` (a decision).
+
+    Widths and midpoints are read as floats, from the float ends when the balls carry them (as
+    :func:`~certbound.enclose.svd.meets_width_target`); an empty list or a non-finite σ₁ is refused.
+
+    >>> _meets_median_target([arb(1), arb(0.5).union(arb(0.5 + 1e-10))])
+    True
+    >>> _meets_median_target([arb(1).union(arb(1 + 1e-8)), arb(0.5).union(arb(0.5 + 1e-8))])
+    False
+    """
+    if isinstance(sigma, _BallsWithEnds):
+        lo, hi = np.asarray(sigma.lower, dtype=np.float64), np.asarray(sigma.upper, dtype=np.float64)
+    else:
+        with working_precision():
+            lo = np.array([float_lower(x) for x in sigma], dtype=np.float64)
+            hi = np.array([float_upper(x) for x in sigma], dtype=np.float64)
+    if lo.size == 0 or not math.isfinite(float(hi[0])):
+        return False
+    with np.errstate(all="ignore"):
+        mid = 0.5 * (lo + hi)
+        sel = mid >= c * mid[0]
+        rel = (hi - lo)[sel] / mid[sel]
+    return bool(rel.size) and bool(np.median(rel) <= target)
 
 
 def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int, prefer_reconstruct: bool = False
@@ -826,7 +872,8 @@ def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int, prefer_r
     data only), e by Lemma 3.4-T, α by Lemma 3.1 on Q̂, λᵢ(T) ∈ [aᵢ, bᵢ] by
     Sturm counts (Lemma S), then :func:`tridiagonal_theorem_g_float_bounds`.
     With ``prefer_reconstruct`` (mode auto, :func:`certify_gram`) Theorem G-R is tried first on
-    the same ``dsytrd`` output, ``(sigma, alpha, e, "gram-rec")`` when it meets the width target.
+    the same ``dsytrd`` output, ``(sigma, alpha, e, "gram-rec")`` when it meets the width target
+    (τ per σᵢ and :data:`RECONSTRUCT_MEDIAN_TARGET` for the median).
     """
     tri = None
     if prefer_reconstruct:
@@ -843,7 +890,7 @@ def _certify_tridiagonal(G: np.ndarray, beta: arb, scale_exponent: int, prefer_r
                 res = reconstruct.certify_reconstructed(
                     G, beta, scale_exponent, reflectors=ref,
                     predict=lambda e_estimate: _reconstruct_may_meet_target(d_ref, e_ref, beta_f, e_estimate))
-                if res is not None and meets_width_target(res[0]):
+                if res is not None and meets_width_target(res[0]) and _meets_median_target(res[0]):
                     return res
             tri = tridiagonal.tridiagonal_from_reflectors(*ref)
             if tri is None:

@@ -32,8 +32,8 @@ Three modes compute α, β, e:
           1 ms) width decides: fast ∩ gram, never wider than either. From
           order ``reconstruct.RECONSTRUCT_MIN_ORDER`` on, where it is cheaper,
           Theorem G-R (no Q̂; recorded ``"gram-rec"``) is tried first when a
-          one-shift Sturm test predicts it meets the target, and kept only if
-          it does (proofs/enclosure.md §12).
+          Sturm test (three shifts) predicts it meets the target, and kept only if
+          it does, per σᵢ and in the median (proofs/enclosure.md §12).
 
 A failed certificate (α ≥ 1, NaN from LAPACK, non-convergence) is retried with
 LAPACK's ``gesvd`` driver, then in ``arb`` mode for small matrices, and at

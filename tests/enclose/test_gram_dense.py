@@ -444,7 +444,43 @@ def test_reconstruct_prediction_matches_the_width_rule(lam_min, c):
     mu = cm / tau if cm / tau > f * f * lam1 else (cm / tau) ** 2 / (f * f * lam1)
     if abs(ev[0] - mu) < 0.01 * mu:
         pytest.skip("too close to the threshold for a float decision")
-    assert gram_mod._reconstruct_may_meet_target(d, e, c / 2, c / 2) == bool(ev[0] >= mu)
+    # and the median rule: more than half of the λᵢ ≥ f²λ₁ are ≥ c'/t_m (relative width c'/λᵢ ≤ t_m)
+    sel = ev[ev >= f * f * lam1]
+    mu_med = cm / gram_mod.RECONSTRUCT_MEDIAN_TARGET
+    median_ok = 2 * int(np.sum(sel >= mu_med)) > sel.size
+    assert gram_mod._reconstruct_may_meet_target(d, e, c / 2, c / 2) == bool(ev[0] >= mu and median_ok)
+
+
+@pytest.mark.parametrize("rho, expected", [(0.2, True), (0.8, False)])
+def test_reconstruct_prediction_refuses_a_median_above_the_target(rho, expected):
+    # Every λᵢ passes τ, but when most of them are small the median relative width c'/λᵢ exceeds
+    # RECONSTRUCT_MEDIAN_TARGET: ρ of the 60 eigenvalues at 1e-2 (relative width ≈ 1.25e-9 for c = 1e-11), the rest 1.
+    n = 60
+    lam = np.where(np.arange(n) < int(rho * n), 1e-2, 1.0)[::-1].copy()
+    d, e, ev = _tridiagonal_with_spectrum(lam, seed=3)
+    c = 1e-11
+    assert np.all(ev >= c * gram_mod.RECONSTRUCT_ESTIMATE_MARGIN / svd_mod.AUTO_RELATIVE_TARGET)  # τ holds
+    assert gram_mod._reconstruct_may_meet_target(d, e, c / 2, c / 2) is expected
+
+
+def test_meets_median_target_on_float_ends_and_balls():
+    def balls(lo, hi):
+        out = svd_mod._BallsWithEnds(arb(x).union(arb(y)) for x, y in zip(lo, hi))
+        out.lower, out.upper = np.array(lo), np.array(hi)
+        return out
+
+    t = gram_mod.RECONSTRUCT_MEDIAN_TARGET
+    # relative widths 0.5t, 0.5t, 3t among σᵢ ≥ 1e-2σ₁; the tiny σ (below 1e-2σ₁) is not counted however wide
+    lo = [1.0, 0.5, 0.25, 1e-3]
+    rel = [0.5 * t, 0.5 * t, 3 * t, 1e-3]
+    hi = [x * (1 + r) for x, r in zip(lo, rel)]
+    assert gram_mod._meets_median_target(balls(lo, hi))
+    assert gram_mod._meets_median_target(list(balls(lo, hi)))  # from the balls themselves
+    rel[1] = 2 * t  # now the median is 2t
+    hi = [x * (1 + r) for x, r in zip(lo, rel)]
+    assert not gram_mod._meets_median_target(balls(lo, hi))
+    assert not gram_mod._meets_median_target(list(balls(lo, hi)))
+    assert not gram_mod._meets_median_target([])
 
 
 def test_reconstruct_prediction_refuses_degenerate_input():
@@ -477,7 +513,19 @@ class _FakeReconstruct:
         self.predicted.append(predict(0.0))
         if self.outcome == "none":
             return None
-        # "wide": a valid but useless result (never meets τ); "tri": G-T's own result, relabelled
+        # "wide": a valid but useless result (never meets τ); "median": meets τ, but its median relative width
+        # (5e-9) is above RECONSTRUCT_MEDIAN_TARGET; "tri": G-T's own result, relabelled
+        if self.outcome == "median":
+            self.inside = True  # Theorem G-T's floats widened (its dsytrd is not the hook's)
+            try:
+                sig, a, e, _ = gram_mod._certify_tridiagonal(G, beta, scale_exponent)
+            finally:
+                self.inside = False
+            lo, hi = sig.lower * (1 - 2.5e-9), sig.upper * (1 + 2.5e-9)
+            wide = svd_mod._BallsWithEnds(arb(x).union(arb(y)) for x, y in zip(lo.tolist(), hi.tolist()))
+            wide.lower, wide.upper = lo, hi
+            assert svd_mod.meets_width_target(wide)
+            return wide, a, e, "gram-rec"
         if self.outcome == "wide":
             sig = svd_mod._BallsWithEnds([arb(0).union(arb(1e300))] * G.shape[0])
             sig.lower, sig.upper = np.zeros(G.shape[0]), np.full(G.shape[0], 1e300)
@@ -490,7 +538,8 @@ class _FakeReconstruct:
         return sig, a, e, "gram-rec"
 
 
-@pytest.mark.parametrize("outcome, expected", [("tri", "gram-rec"), ("wide", "gram-tri"), ("none", "gram-tri")])
+@pytest.mark.parametrize("outcome, expected", [("tri", "gram-rec"), ("wide", "gram-tri"), ("median", "gram-tri"),
+                                               ("none", "gram-tri")])
 def test_auto_takes_theorem_g_r_only_when_it_meets_the_target(monkeypatch, outcome, expected):
     import sys
 
@@ -549,6 +598,30 @@ def test_auto_skips_theorem_g_r_before_any_of_its_work_when_even_a_low_estimate_
     W = (U * np.arange(1, 201) ** -1.5) @ V.T
     enc = svd_mod.enclose_singular_values(W, mode="auto")
     assert fake.calls == ["dsytrd"] and enc.mode in ("gram-tri", "fast+gram-tri")
+
+
+@pytest.mark.parametrize("p", [0.3, 0.6])
+def test_auto_keeps_the_real_theorem_g_r_only_within_the_median_target(p):
+    # k = 512, σᵢ ∝ i^-p: at p = 0.3 Theorem G-R meets τ with a median ≈ 2e-10; at p = 0.6 it met τ too but with a
+    # median ≈ 1.5e-9 > RECONSTRUCT_MEDIAN_TARGET (measured, session 7), so auto keeps Theorem G-T's floats there.
+    import certbound.enclose.reconstruct as rec
+
+    m = rec.RECONSTRUCT_MIN_ORDER
+    rng = np.random.default_rng(13)
+    U = np.linalg.qr(rng.standard_normal((m, m)))[0]
+    V = np.linalg.qr(rng.standard_normal((4 * m, m)))[0]
+    W = (U * np.arange(1, m + 1) ** -p) @ V.T
+    auto = svd_mod.enclose_singular_values(W, mode="auto")
+    s = np.linalg.svd(W, compute_uv=False)
+    assert np.all(auto.lower <= s) and np.all(s <= auto.upper)
+    sel = s >= svd_mod.AUTO_SPECTRUM_FRACTION * s[0]
+    median = float(np.median(((auto.upper - auto.lower) / s)[sel]))
+    assert median <= gram_mod.RECONSTRUCT_MEDIAN_TARGET
+    if p == 0.3:
+        assert auto.mode == "gram-rec"
+    else:
+        gram = svd_mod.enclose_singular_values(W, mode="gram")
+        assert auto.mode == "gram-tri" and np.array_equal(auto.lower, gram.lower)
 
 
 @pytest.mark.parametrize("kind", ["gaussian", "decaying"])
