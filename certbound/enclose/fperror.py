@@ -25,7 +25,7 @@ import numpy as np
 import scipy.linalg.blas
 from flint import arb
 
-from certbound.ball import arb_from_float, working_precision
+from certbound.ball import arb_from_float, float_upper, working_precision
 
 __all__ = [
     "UNIT_ROUNDOFF",
