@@ -25,7 +25,7 @@ import numpy as np
 import scipy.linalg.blas
 from flint import arb
 
-from certbound.ball import arb_from_float, float_upper, working_precision
+from certbound.ball import arb_from_float, float_upper, working_precision  # noqa: F401 (float_upper: the doctests use it)
 
 __all__ = [
     "UNIT_ROUNDOFF",

@@ -65,6 +65,7 @@ from certbound.enclose.svd import (
     AUTO_SPECTRUM_FRACTION,
     SingularValueEnclosure,
     _BallsWithEnds,
+    _hull_balls,
     enclose_singular_values,
     meets_width_target,
 )
@@ -446,8 +447,7 @@ def _balls_from_squares(lsq: np.ndarray, hsq: np.ndarray, scale_exponent: int) -
     # takes them as they are (one Arb hull per σ, not two).
     lo2 = np.maximum.accumulate(lo2[::-1])[::-1]
     hi2 = np.minimum.accumulate(hi2)
-    with working_precision():
-        out = _BallsWithEnds(arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo2.tolist(), hi2.tolist()))
+    out = _BallsWithEnds(_hull_balls(lo2, hi2))
     out.lower, out.upper, out.tightened = lo2, hi2, True
     return out
 

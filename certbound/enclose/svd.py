@@ -285,6 +285,36 @@ class _BallsWithEnds(list):
 _MIN_NORMAL = 2.0**-1022
 
 
+def _hull_balls(lower: np.ndarray, upper: np.ndarray) -> list[arb]:
+    """Balls containing ``[lower[i], upper[i]]``, one Arb construction each (proofs/enclosure.md §1, *Balls*).
+
+    The midpoint and radius floats are formed for all i at once: ``m = fl(lo/2 + hi/2)`` (any float would
+    do) and ``r = succ(max(|fl(hi − m)|, |fl(m − lo)|))``, so ``r ≥ max(|hi − m|, |m − lo|)`` (Lemma 10.1), and
+    ``arb(m, r)`` is ``[m ± r']`` with ``r' ≥ r`` (Arb rounds the radius up): it contains ``[lo, hi]``.
+    Where ``lo == hi`` the ball is the exact point. ≈ 3× faster than ``arb(lo).union(arb(hi))`` per σ
+    (whose 30-bit radius also rounds up); non-finite ends take that path.
+
+    >>> b = _hull_balls(np.array([1.0, 2.0, 0.0]), np.array([1.0 + 2.0**-30, 2.0, 3.0]))
+    >>> [bool(x.lower() <= lo and hi <= x.upper()) for x, lo, hi in zip(b, [1.0, 2.0, 0.0], [1.0 + 2.0**-30, 2.0, 3.0])]
+    [True, True, True]
+    >>> bool(b[1] == 2), bool(b[1].rad() == 0)
+    (True, True)
+    """
+    lo = np.asarray(lower, dtype=np.float64).reshape(-1)
+    hi = np.asarray(upper, dtype=np.float64).reshape(-1)
+    with np.errstate(all="ignore"):
+        mid = 0.5 * lo + 0.5 * hi  # no overflow; inexact (subnormal halves) is fine: r covers the actual m
+        rad = np.nextafter(np.maximum(np.abs(hi - mid), np.abs(mid - lo)), np.inf)
+        point = lo == hi
+    if not (np.all(np.isfinite(rad)) and np.all(np.isfinite(mid))):
+        with working_precision():
+            return [arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo.tolist(), hi.tolist())]
+    mid = np.where(point, lo, mid)
+    rad = np.where(point, 0.0, rad)
+    with working_precision():
+        return list(map(arb, mid.tolist(), rad.tolist()))
+
+
 def theorem_r_float_bounds(
     s: np.ndarray, alpha: arb, beta: arb, e: arb, scale_exponent: int = 0
 ) -> list[arb] | None:
@@ -334,8 +364,7 @@ def theorem_r_float_bounds(
              and bool(np.all(hi2 >= _MIN_NORMAL)))
     if not exact:
         return theorem_r_intervals(s, alpha, beta, e, scale_exponent)
-    with working_precision():
-        out = _BallsWithEnds(arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo2.tolist(), hi2.tolist()))
+    out = _BallsWithEnds(_hull_balls(lo2, hi2))
     out.lower, out.upper = lo2, hi2
     return out
 
@@ -456,11 +485,7 @@ def _build_from_bounds(
             upper = np.minimum.accumulate(upper)
         zero = arb(0)
         live = int(np.count_nonzero(upper > 0))  # upper ends are non-increasing: the zeros are a suffix
-        with working_precision():
-            sigma = tuple(
-                arb(lo) if lo == h else arb(lo).union(arb(h))
-                for lo, h in zip(lower[:live].tolist(), upper[:live].tolist())
-            ) + (zero,) * (len(upper) - live)
+        sigma = tuple(_hull_balls(lower[:live], upper[:live])) + (zero,) * (len(upper) - live)
     rank_lower = int(np.count_nonzero(lower > 0))
     return SingularValueEnclosure(
         shape=shape,
@@ -761,8 +786,7 @@ def _intersect_ends(f: _BallsWithEnds, g: _BallsWithEnds) -> _BallsWithEnds:
     bad = ~(lo <= hi)
     if np.any(bad):
         lo, hi = np.where(bad, f.lower, lo), np.where(bad, f.upper, hi)
-    with working_precision():
-        out = _BallsWithEnds(arb(x) if x == y else arb(x).union(arb(y)) for x, y in zip(lo.tolist(), hi.tolist()))
+    out = _BallsWithEnds(_hull_balls(lo, hi))
     out.lower, out.upper = lo, hi
     return out
 

@@ -251,30 +251,33 @@ def _sturm_normalised(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.
     k, w = d.size, mu.size
     if w <= SCALAR_SHIFTS:
         return _sturm_normalised_scalar(d, s, mu)
-    counts = np.zeros(w, dtype=np.int64)
+    counts = np.zeros(w, dtype=np.uint64)
     low = np.full(w, np.inf)  # running min |qᵢ| (NaN propagates, and fails the test)
     r = np.empty(w)
     nb = min(k, _PIVOT_BLOCK)
-    Qbuf, prev = np.empty((nb, w)), np.empty(w)  # prev: q of the row before the block
+    Qbuf, Abuf, prev = np.empty((nb, w)), np.empty((nb, w)), np.empty(w)  # prev: q of the row before the block
+    Sbuf = Abuf.view(np.uint64)
     rows = list(Qbuf)  # the row views, made once (the loop is per-call overhead bound)
     sl = s.tolist()  # Python floats: the same binary64 values
-    divide, subtract = np.divide, np.subtract
+    divide, subtract, shift, absolute = np.divide, np.subtract, np.right_shift, np.abs
+    minimum, add = np.minimum.reduce, np.add.reduce
     with np.errstate(all="ignore"):
         for i0 in range(0, k, nb):
             i1 = min(i0 + nb, k)
             Q = Qbuf[: i1 - i0]
-            subtract(d[i0:i1, None], mu, out=Q)  # fl(dᵢ − μ), every row of the block
-            p = prev
-            for j in range(i1 - i0):
-                row = rows[j]
-                if i0 + j:  # q₁ = fl(d₁ − μ)
-                    divide(sl[i0 + j - 1], p, r)  # fl(sᵢ₋₁/qᵢ₋₁)
-                    subtract(row, r, row)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+            subtract.outer(d[i0:i1], mu, out=Q)  # fl(dᵢ − μ), every row of the block
+            first = 0 if i0 else 1  # q₁ = fl(d₁ − μ)
+            p = prev if i0 else rows[0]
+            for row, s_prev in zip(rows[first: i1 - i0], sl[i0 + first - 1: i1 - 1]):
+                divide(s_prev, p, r)  # fl(sᵢ₋₁/qᵢ₋₁)
+                subtract(row, r, row)  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
                 p = row
-            counts += np.count_nonzero(Q < 0, axis=0)
-            np.minimum(low, np.min(np.abs(Q), axis=0), out=low)
+            # #{qᵢ < 0} as the sum of sign bits: equal wherever the guard holds (every qᵢ finite, nonzero).
+            S = Sbuf[: i1 - i0]
+            counts += add(shift(Q.view(np.uint64), 63, out=S), axis=0)
+            np.minimum(low, minimum(absolute(Q, out=Abuf[: i1 - i0]), axis=0), out=low)
             np.copyto(prev, Q[-1])
-    return counts, low >= _TAU
+    return counts.astype(np.int64), low >= _TAU
 
 
 def _sturm_normalised_scalar(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -230,3 +230,44 @@ def test_json_form_brackets_the_balls():
         assert contains_value(float(q["lower"]), float(q["upper"]), t)
     for q, ball in zip(js["sigma"], enc.sigma):
         assert Fraction(q["lower"]) <= lower_fraction(ball) <= upper_fraction(ball) <= Fraction(q["upper"])
+
+
+def _exact_ball_ends(x):
+    """The exact real ends mid ∓ rad of an arb ball, as Fractions (independent of the code's floats)."""
+    from fractions import Fraction
+
+    def fr(v):
+        man, exp = v.man_exp()
+        return Fraction(int(man)) * (Fraction(2) ** int(exp))
+
+    mid, rad = fr(x.mid()), fr(x.rad())
+    return mid - rad, mid + rad
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hull_balls_contain_their_float_ends_exactly(seed):
+    """svd._hull_balls: every ball contains [lo, hi] exactly (checked in Fractions from the ball's exact midpoint
+    and radius), is the exact point where lo == hi, and is never much wider than the hull (radius within an ulp of
+    the midpoint plus Arb's 30-bit rounding); subnormal, zero, huge, reversed and non-finite ends included."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    lo = np.ldexp(rng.random(300), rng.integers(-1074, 1020, 300))
+    hi = lo * (1 + rng.random(300) * 10.0 ** rng.integers(-17, 2, 300))
+    hi = np.where(rng.random(300) < 0.15, lo, hi)
+    hi = np.where(rng.random(300) < 0.05, np.nextafter(lo, np.inf), hi)
+    lo = np.where(rng.random(300) < 0.1, 0.0, lo)
+    lo[:3], hi[:3] = [5e-324, 0.0, 1e308], [1e-323, 5e-324, 1.7e308]
+    for b, x, y in zip(svd_mod._hull_balls(lo, hi), lo.tolist(), hi.tolist()):
+        a, c = _exact_ball_ends(b)
+        assert a <= Fraction(x) and Fraction(y) <= c, (x, y, b)
+        if x == y:
+            assert a == c == Fraction(x)
+        else:
+            slack = Fraction(np.spacing(y)) * 2 + (Fraction(y) - Fraction(x)) * Fraction(1, 2**28)
+            assert c - a <= Fraction(y) - Fraction(x) + 2 * slack
+    rev = svd_mod._hull_balls(np.array([2.0]), np.array([1.0]))[0]  # reversed ends: both still inside
+    a, c = _exact_ball_ends(rev)
+    assert a <= 1 and 2 <= c
+    inf = svd_mod._hull_balls(np.array([1.0]), np.array([np.inf]))[0]
+    assert not inf.is_finite() or inf.upper() > 1e308
