@@ -901,11 +901,17 @@ def norm_21(W: Any) -> arb:
     >>> norm_21(np.array([[3e300], [4e300]])).contains(arb(5e300))
     True
     """
-    X, transposed, owned, amax = _norm_operand(W)
-    m, n = X.shape[::-1] if transposed else X.shape
-    if X.size == 0:
-        return arb(0)
-    v, k, exact = _scaled_column_sumsq(X, transposed, owned, amax)
+    one_pass = _unscaled_column_sumsq(W)
+    if one_pass is not None:
+        # One pass over W (proofs/enclosure.md §8, "One pass"): the floats of the scaled evaluation below.
+        v, k, (m, n) = one_pass
+        X, exact = W, True
+    else:
+        X, transposed, owned, amax = _norm_operand(W)
+        m, n = X.shape[::-1] if transposed else X.shape
+        if X.size == 0:
+            return arb(0)
+        v, k, exact = _scaled_column_sumsq(X, transposed, owned, amax)
     bounds = _sumsq_bounds_of(v, m)
     # W = 0 read off the column sums, not by a pass over W: if W ≠ 0 then max|Ws| ∈ [1, 2), so its column's
     # fl(Σ w²) ≥ 1 and that lower bound is > 0; if W = 0 every lower bound is 0.
@@ -993,6 +999,99 @@ def _scaled_column_sumsq(X: np.ndarray, transposed: bool, owned: bool,
         return np.concatenate(parts), k, exact
     assert v is not None
     return v, k, exact
+
+
+#: Rows of Wᵀ per transposed block of :func:`_unscaled_column_sumsq` (measured: 16–32 are fastest at 768×3072).
+_TRANSPOSED_ROWS = 24
+#: Squares above this bound are normal floats whose scaling by any power of two that keeps them normal is exact.
+_MIN_NORMAL = 2.0**-1022
+
+
+def _unscaled_column_sumsq(W: Any) -> tuple[np.ndarray, int, tuple[int, int]] | None:
+    """:func:`_scaled_column_sumsq`'s ``(v, k)`` and W's shape from one pass over W's unscaled squares, or None.
+
+    For a float64 ndarray W in C order (X = W) or, with two or more rows and
+    columns, in Fortran order (X = Wᵀ), with two or more columns: the squares
+    ``q = fl(w²)`` of X's row blocks are formed in a buffer (no scaled copy) and
+    added in the order of :func:`_scaled_column_sumsq` (down W's columns, i
+    in order: for W the same blocks and fold; for Wᵀ a few of its rows at a time
+    copied transposed into the buffer, so that their sums run down the buffer's
+    rows instead of :func:`_row_sums_in_order`'s many small copies), giving
+    ``v₀ = fl(Σᵢ wᵢⱼ²)``, while the smallest and largest q of each block are read
+    from the buffer (still in cache). When every q is a
+    normal float (``min q > 2⁻¹⁰²²``: no zero, no tiny entry) and every v₀ is
+    finite (so no square or partial sum overflowed, and no entry was NaN or
+    infinite), the exponent of max|W| is read off ``max q = fl(max|W|²)``,
+    k is :func:`~certbound.enclose._input.power_of_two_scaling`'s, and
+    ``v = 2²ᵏ·v₀`` exactly, with ``exact`` True, provided also the smallest
+    scaled square ``2²ᵏ·min q`` is at least 2⁻¹⁰²¹: rounding in the normal range
+    commutes with scaling by 2²ᵏ, so each square and partial sum of the scaled
+    evaluation is 2²ᵏ times the unscaled one (proofs/enclosure.md §8, "One pass").
+    Any other case returns None (the caller takes the scaled evaluation).
+
+    Parameters
+    ----------
+    W : Any
+        The matrix as given to :func:`norm_21`.
+
+    Returns
+    -------
+    tuple or None
+        ``(v, k, (m, n))``: the column sums of the scaled squares, the scaling exponent, W's shape.
+    """
+    if not (type(W) is np.ndarray and W.dtype == np.float64 and W.ndim == 2 and W.size):
+        return None
+    if W.flags.c_contiguous and W.shape[1] >= 2:
+        X, transposed = W, False
+    elif W.flags.f_contiguous and min(W.shape) >= 2:
+        X, transposed = W.T, True
+    else:
+        return None
+    rows, cols = X.shape
+    qmin, qmax = math.inf, 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        if transposed:
+            # X's rows are W's columns: a few rows at a time are copied transposed into a buffer (W's own
+            # layout for them, C-ordered), squared there and added down the buffer's rows, i.e. each of X's
+            # rows from left to right (np.add.reduce over axis 0 of a C-ordered array of two or more columns
+            # adds row after row; a single row is summed by np.add.accumulate, a running sum).
+            step = max(2, _TRANSPOSED_ROWS)
+            v0 = np.empty(rows)
+            buf = np.empty((cols, min(step, rows)))
+            for i in range(0, rows, step):
+                block = X[i:i + step]
+                b = block.shape[0]
+                T = buf if b == buf.shape[1] else np.empty((cols, b))
+                np.copyto(T, block.T)
+                sq = np.multiply(T, T, out=T)
+                lo, hi = float(sq.min()), float(sq.max())
+                if not lo > _MIN_NORMAL:  # a zero, a tiny entry or a NaN: the scaled evaluation
+                    return None
+                qmin, qmax = min(qmin, lo), max(qmax, hi)
+                v0[i:i + b] = np.add.reduce(sq, axis=0) if b > 1 else np.add.accumulate(sq[:, 0])[-1:]
+        else:
+            step = max(1, _SUMSQ_BLOCK_ENTRIES // cols)
+            buf = np.empty((min(step, rows), cols))  # one block's squares, reused
+            v: np.ndarray | None = None
+            for i in range(0, rows, step):
+                block = X[i:i + step]
+                sq = np.multiply(block, block, out=buf[:block.shape[0]])
+                lo, hi = float(sq.min()), float(sq.max())
+                if not lo > _MIN_NORMAL:  # a zero, a tiny entry or a NaN: the scaled evaluation
+                    return None
+                qmin, qmax = min(qmin, lo), max(qmax, hi)
+                if v is not None:
+                    sq[0] += v
+                v = np.add.reduce(sq, axis=0)
+            assert v is not None
+            v0 = v
+    if not (math.isfinite(qmax) and np.isfinite(v0).all()):
+        return None
+    # max|W| ∈ [2^e, 2^(e+1)) gives fl(max|W|²) ∈ [2^2e, 2^(2e+2)): its binade is 2e or 2e + 1.
+    k = -((math.frexp(qmax)[1] - 1) // 2)
+    if math.ldexp(qmin, 2 * k) < 2.0**-1021:
+        return None
+    return v0 * math.ldexp(1.0, 2 * k), k, (W.shape[0], W.shape[1])
 
 
 def _row_sums_in_order(S: np.ndarray) -> np.ndarray:
