@@ -718,3 +718,95 @@ Proof.
   - rewrite plus_INR, mult_INR. replace (INR 4) with 4 by (simpl; ring). replace (INR 2) with 2 by (simpl; ring). exact Hb.
   - rewrite plus_INR, mult_INR. replace (INR 4) with 4 by (simpl; ring). replace (INR 2) with 2 by (simpl; ring). exact Hbn.
 Qed.
+
+(** ** One block: the code's [delta_j] bounds [D_j], from the evaluation model
+
+    [gr_delta_code] is [_bounds]' [delta] from the per-block floats
+    ([TheoremGR.gr_delta_float]'s right-hand side). *)
+Definition gr_delta_code (e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf : R) : R :=
+  let hq := succ (fl (/ 2 * succ (fl (1 + succ (fl (sqrt (succ (fl (1 + epsf))))))))) in
+  let dYf := succ (fl (eYf + succ (fl (xif * eUf)))) in
+  let inner := succ (fl (succ (fl (succ (fl (hq * dYf)) + succ (fl (/ 2 * succ (fl (nuf * succ (fl (succ (fl (t2 * eZf)) + eMf))))))))
+                         + succ (fl (succ (fl (/ 2 * eHf)) + eWf)))) in
+  succ (fl (e5f + succ (fl (2 * succ (fl (nuf * inner)))))).
+
+(** Block [j] on the whole [k x k] iterate ([k = s + n]): the code's floats
+    [U, Y, Z, M, H, W, X'] computed by ANY evaluation of each entry (the
+    heights [h_*] with [gamma h_* <= g_*], the code's [_gamma_up] of
+    [_chunked_length]), the helpers' norm floats ([vt], [aU], [aV], [tz],
+    [vm], [phi], [yF], [wF]), Lemma R.1's [nu], [t2], [eps] and Lemma R.4's
+    [xi]: [||X_new - Q_j X Q_j^T||_2 <= delta_j] with [delta_j] as
+    [_bounds] computes it from [eU], [eY] ([_static_bounds]) and [eZ], [eM],
+    [eH], [eW], [e5]. *)
+Theorem gr_block_float : forall s n b bp kp (V T X Ut Y Z M Ht W Xp : nat -> nat -> R)
+    hU hY hZ hM hH h5 gU gY gZ gb g5 vt aU aV tz vm phi yF wF nuf t2 xif epsf rt,
+  (forall l, V O l = 0) -> (forall r l, (n <= r < kp)%nat -> (l < b)%nat -> V r l = 0) ->
+  (forall l l', (l < b)%nat -> (b <= l' < bp)%nat -> T l l' = 0) ->
+  (forall a d, (a < s)%nat -> (s < d)%nat -> X a d = 0) ->
+  (forall a d, (a < s)%nat -> (s < d)%nat -> X d a = 0) ->
+  (forall i j, X i j = X j i) ->
+  let Xt := fun c d => X (s + c)%nat (s + d)%nat in
+  let Qn := msub idm (mmul b (mmul b V T) (mtr V)) in
+  (forall l i, (l < b)%nat -> (i < n)%nat -> bounded_eval hU b (pairs_of bp T (mtr V) l i) (Ut l i)) ->
+  (forall i l, (i < n)%nat -> (l < b)%nat -> bounded_eval hY n (pairs_of n Xt (mtr Ut) i l) (Y i l)) ->
+  (forall l l', (l < b)%nat -> (l' < b)%nat -> bounded_eval hZ kp (pairs_of kp (mtr V) Y l l') (Z l l')) ->
+  (forall l l', (l < b)%nat -> (l' < b)%nat -> bounded_eval hM b (pairs_of b T Z l l') (M l l')) ->
+  (forall l i, (l < b)%nat -> (i < n)%nat -> bounded_eval hH b (pairs_of b (mtr M) (mtr V) l i) (Ht l i)) ->
+  (forall i l, (i < n)%nat -> (l < b)%nat ->
+     format (Y i l) /\ format (Ht l i) /\ W i l = fl (Y i l - fl (Ht l i * / 2))) ->
+  (forall i j, (i < n)%nat -> (j < n)%nat ->
+     bounded_eval h5 (2 * b + 1) (syr2k_pairs b Xt V W i j) (Xp i j) \/
+     bounded_eval h5 (2 * b + 1) (syr2k_pairs b Xt V W j i) (Xp i j)) ->
+  INR hU * u <= / 2 -> gamma hU <= gU -> INR hY * u <= / 2 -> gamma hY <= gY ->
+  INR hZ * u <= / 2 -> gamma hZ <= gZ -> INR hM * u <= / 2 -> gamma hM <= gb ->
+  INR hH * u <= / 2 -> gamma hH <= gb -> INR h5 * u <= / 2 -> gamma h5 <= g5 ->
+  opbound n b (mmul b (mabs V) (mabs (mtr T))) vt -> opbound n b (mabs (mtr Ut)) aU -> opbound n b (mabs V) aV ->
+  opbound b b (mmul b (mabs T) (mabs Z)) tz -> opbound n b (mmul b (mabs V) (mabs M)) vm ->
+  opbound n n (mabs Xt) phi -> opbound n b (mabs Y) yF -> opbound n b (mabs W) wF ->
+  opbound n b V nuf -> opbound b b T t2 -> opbound n n Xt xif ->
+  opbound n n (fun a c => mmul n (mtr Qn) Qn a c - idm a c) epsf -> 0 <= epsf ->
+  (1 <= b)%nat -> (1 <= n)%nat -> (b <= bp)%nat -> (n <= kp)%nat ->
+  4 * INR b + 2 <= 2 ^ 40 -> 4 * INR n <= 2 ^ 40 -> 4 * INR kp <= 2 ^ 40 -> INR (4 * kp) * INR b <= 2 ^ 40 ->
+  INR (2 * b) * INR b <= 2 ^ 40 -> (4 * INR b + 2) * INR n <= 2 ^ 40 ->
+  sqrt (INR n * INR b) <= rt -> 1 <= rt ->
+  let eUf := succ (fl (succ (fl (gU * vt)) + fl (fl (fl (4 * INR b) * eta) * rt))) in
+  let eYf := succ (fl (succ (fl (gY * succ (fl (phi * aU)))) + fl (fl (fl (4 * INR n) * eta) * rt))) in
+  let eZf := succ (fl (succ (fl (gZ * succ (fl (aV * yF)))) + fl (fl (fl (4 * INR kp) * eta) * INR b))) in
+  let eMf := succ (fl (succ (fl (gb * tz)) + fl (fl (fl (2 * INR b) * eta) * INR b))) in
+  let eHf := succ (fl (succ (fl (gb * vm)) + fl (fl (fl (2 * INR b) * eta) * rt))) in
+  let eWf := succ (fl (succ (fl (2 * u * wF)) + fl (eta * rt))) in
+  let e5f := succ (fl (succ (fl (g5 * succ (fl (phi + succ (fl (2 * succ (fl (aV * wF))))))))
+                       + fl (fl (fl (fl (4 * INR b) + 2) * eta) * INR n))) in
+  opbound (s + n) (s + n)
+    (fun a c => xnew s X Xp a c
+                - mmul (s + n) (mmul (s + n) (fun a0 c0 => idm a0 c0 - mmul b (mmul b (vbar s V) T) (mtr (vbar s V)) a0 c0) X)
+                    (mtr (fun a0 c0 => idm a0 c0 - mmul b (mmul b (vbar s V) T) (mtr (vbar s V)) a0 c0)) a c)
+    (gr_delta_code e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf).
+Proof.
+  intros s n b bp kp V T X Ut Y Z M Ht W Xp hU hY hZ hM hH h5 gU gY gZ gb g5 vt aU aV tz vm phi yF wF nuf t2 xif epsf rt
+    HV0 HVp HTp HX1 HX2 HXs Xt Qn HU HY HZ HM HH HW H5 HuU HgU HuY HgY HuZ HgZ HuM HgM HuH HgH Hu5 Hg5
+    Hvt HaU HaV Htz Hvm Hphi HyF HwF Hnu Ht2 Hxi Heps Heps0 Hb1 Hn1 Hbp Hkp Hb Hn Hk Hkb Hbb Hbn Hrt Hrt1
+    eUf eYf eZf eMf eHf eWf e5f.
+  pose proof (pos_INR b) as Hb0.
+  assert (Hb4 : 4 * INR b <= 2 ^ 40) by lra. assert (Hb2 : 2 * INR b <= 2 ^ 40) by lra.
+  assert (EU : opbound n b (msub (mtr Ut) (mmul b V (mtr T))) eUf)
+    by (apply (gr_eU_float n b bp V T Ut hU gU vt rt); assumption).
+  assert (EY : opbound n b (msub Y (mmul n Xt (mtr Ut))) eYf)
+    by (apply (gr_eY_float n b Xt (mtr Ut) Y hY gY phi aU rt); assumption).
+  assert (EZ : opbound b b (msub Z (mmul n (mtr V) Y)) eZf)
+    by (apply (gr_eZ_float n kp b V Y Z hZ gZ aV yF); assumption).
+  assert (EM : opbound b b (msub M (mmul b T Z)) eMf)
+    by (apply (gr_eM_float b T Z M hM gb tz); assumption).
+  assert (EH : opbound n b (msub (mtr Ht) (mmul b V M)) eHf)
+    by (apply (gr_eH_float n b V M Ht hH gb vm rt); assumption).
+  assert (EW : opbound n b (msub W (msub Y (mscal (/ 2) (mtr Ht)))) eWf)
+    by (apply (gr_eW_float n b Y (mtr Ht) W wF rt); [|assumption..]; intros i l Hi Hl; exact (HW i l Hi Hl)).
+  assert (E5 : opbound n n (msub Xp (msub (msub Xt (mmul b V (mtr W))) (mmul b W (mtr V)))) e5f)
+    by (apply (gr_e5_float n b Xt V W Xp h5 g5 phi aV wF); try assumption; intros i j; apply HXs).
+  pose proof (gr_block_bound s n b V T X Xp (mtr Ut) Y Z M (mtr Ht) W nuf t2 xif epsf eUf eYf eZf eMf eHf eWf e5f
+                HV0 HX1 HX2 HXs Hnu Ht2 Hxi Heps Heps0 EU EY EZ EM EH EW E5) as HB.
+  apply (opbound_weaken _ _ _ _ _ HB). unfold gr_delta_code.
+  destruct EU as [HU0 _], EY as [HY0 _], EZ as [HZ0 _], EM as [HM0 _], EH as [HH0 _], EW as [HW0 _], E5 as [H50 _].
+  destruct Hnu as [Hnu0 _], Ht2 as [Ht0 _], Hxi as [Hxi0 _].
+  apply (gr_delta_float e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf); lra.
+Qed.
