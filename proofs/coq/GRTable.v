@@ -810,3 +810,198 @@ Proof.
   destruct Hnu as [Hnu0 _], Ht2 as [Ht0 _], Hxi as [Hxi0 _].
   apply (gr_delta_float e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf); lra.
 Qed.
+
+From Certbound Require Import MatvecChain.
+
+(** ** [_chain_norm_sq_upper] for two factors ([vt], [tz], [vm])
+
+    [N = F1 F2] with nonnegative [F1] ([m x p]), [F2] ([p x q]); the code's
+    chain [v1 = _inflate(F2 1, q)], [v2 = _inflate(F1 v1, p)],
+    [v3 = _inflate(F1^T v2, m)], [v4 = _inflate(F2^T v3, p)], each entry
+    ANY evaluation of its dot product: [v4 >= N^T N 1] (Lemma 2.2 with
+    monotonicity, [Lemma112.mv_entry_upper]) and Lemma G.2 with [x = 1] on
+    the symmetric nonnegative [N^T N] give [||N||_2 <= sqrt(max v4)]. *)
+(** One entry of [_inflate(fl(M v), n)], the pairs of its dot product in
+    either orientation ([np.matmul(F, v)] or [np.matmul(v, F^T)]). *)
+Definition mv_eval (n : nat) (M : nat -> nat -> R) (v : nat -> R) (i : nat) (x : R) : Prop :=
+  exists t, x = inflate n (dfl t) /\
+    (Permutation (dpairs t) (map (fun l => (M i l, v l)) (seq 0 n)) \/
+     Permutation (dpairs t) (map (fun l => (v l, M i l)) (seq 0 n))).
+
+Lemma mv_eval_upper : forall n M v V i x, mv_eval n M v i x ->
+  (forall l, (l < n)%nat -> 0 <= M i l /\ 0 <= V l <= v l) -> (1 <= n)%nat -> INR n <= 2 ^ 40 ->
+  0 <= mv n M V i <= x.
+Proof.
+  intros n M v V i x (t & -> & [P|P]) H Hn Hn40; (split; [unfold mv; apply rsum_nonneg; intros l Hl;
+    destruct (H l Hl) as [H1 [H2 _]]; apply Rmult_le_pos; assumption|]).
+  - apply (mv_entry_upper n M v V i t P H Hn Hn40).
+  - destruct (dswap_mirror t) as [E1 E2]. rewrite <- E1.
+    apply (mv_entry_upper n M v V i (dswap t)); [|exact H|exact Hn|exact Hn40].
+    rewrite E2. apply (Permutation_map (fun p => (snd p, fst p))) in P. rewrite map_map in P. simpl in P. exact P.
+Qed.
+
+Theorem chain2_norm_upper : forall m p q (F1 F2 : nat -> nat -> R) (v1 v2 v3 v4 : nat -> R) r,
+  (1 <= m)%nat -> (1 <= p)%nat -> (1 <= q)%nat -> INR m <= 2 ^ 40 -> INR p <= 2 ^ 40 -> INR q <= 2 ^ 40 ->
+  (forall i j, 0 <= F1 i j) -> (forall i j, 0 <= F2 i j) ->
+  (forall i, (i < p)%nat -> mv_eval q F2 (fun _ => 1) i (v1 i)) ->
+  (forall i, (i < m)%nat -> mv_eval p F1 v1 i (v2 i)) ->
+  (forall i, (i < p)%nat -> mv_eval m (mtr F1) v2 i (v3 i)) ->
+  (forall i, (i < q)%nat -> mv_eval p (mtr F2) v3 i (v4 i)) ->
+  (forall i, (i < q)%nat -> v4 i <= r) ->
+  opbound m q (mmul p F1 F2) (sqrt r).
+Proof.
+  intros m p q F1 F2 v1 v2 v3 v4 r Hm Hp Hq Hm4 Hp4 Hq4 HF1 HF2 H1 H2 H3 H4 Hr.
+  set (e1 := fun i => mv q F2 (fun _ => 1) i). set (e2 := fun i => mv p F1 e1 i).
+  set (e3 := fun i => mv m (mtr F1) e2 i). set (e4 := fun i => mv p (mtr F2) e3 i).
+  assert (S1 : forall i, (i < p)%nat -> 0 <= e1 i <= v1 i).
+  { intros i Hi. apply (mv_eval_upper q F2 (fun _ => 1)); [apply H1, Hi| |assumption..]. intros; split; [apply HF2|lra]. }
+  assert (S2 : forall i, (i < m)%nat -> 0 <= e2 i <= v2 i).
+  { intros i Hi. apply (mv_eval_upper p F1 v1); [apply H2, Hi| |assumption..]. intros l Hl; split; [apply HF1|apply S1, Hl]. }
+  assert (S3 : forall i, (i < p)%nat -> 0 <= e3 i <= v3 i).
+  { intros i Hi. apply (mv_eval_upper m (mtr F1) v2); [apply H3, Hi| |assumption..].
+    intros l Hl; split; [apply HF1|apply S2, Hl]. }
+  assert (S4 : forall i, (i < q)%nat -> 0 <= e4 i <= v4 i).
+  { intros i Hi. apply (mv_eval_upper p (mtr F2) v3); [apply H4, Hi| |assumption..].
+    intros l Hl; split; [apply HF2|apply S3, Hl]. }
+  set (N := mmul p F1 F2).
+  assert (Hr0 : 0 <= r) by (destruct (S4 O ltac:(lia)); specialize (Hr O ltac:(lia)); lra).
+  apply gram_opbound_sqrt.
+  apply (collatz_wielandt q (mmul m (mtr N) N) (fun _ => 1) r).
+  - intros i j _ _. unfold mmul, mtr. apply rsum_ext. intros; ring.
+  - intros i j _ _. unfold mmul, mtr, N. apply rsum_nonneg. intros l _.
+    apply Rmult_le_pos; apply rsum_nonneg; intros; apply Rmult_le_pos; auto.
+  - intros; lra.
+  - exact Hr0.
+  - intros i Hi. rewrite Rmult_1_r. eapply Rle_trans; [|apply Hr, Hi].
+    eapply Rle_trans; [|apply (S4 i Hi)]. right. fold (mv q (mmul m (mtr N) N) (fun _ => 1) i).
+    rewrite mv_mmul. transitivity (mv m (mmul p (mtr F2) (mtr F1)) e2 i).
+    + apply mv_ext; [intros j _; unfold N; apply mtr_mmul|]. intros j _. unfold N, e2, e1. apply mv_mmul.
+    + rewrite mv_mmul. reflexivity.
+Qed.
+
+(** The code's float [_sqrt_up(_chain_norm_sq_upper(.))]: [r = max v4] is
+    exact, one rounded square root, one step up. *)
+Corollary chain2_norm_upper_float : forall m p q (F1 F2 : nat -> nat -> R) (v1 v2 v3 v4 : nat -> R) r,
+  (1 <= m)%nat -> (1 <= p)%nat -> (1 <= q)%nat -> INR m <= 2 ^ 40 -> INR p <= 2 ^ 40 -> INR q <= 2 ^ 40 ->
+  (forall i j, 0 <= F1 i j) -> (forall i j, 0 <= F2 i j) ->
+  (forall i, (i < p)%nat -> mv_eval q F2 (fun _ => 1) i (v1 i)) ->
+  (forall i, (i < m)%nat -> mv_eval p F1 v1 i (v2 i)) ->
+  (forall i, (i < p)%nat -> mv_eval m (mtr F1) v2 i (v3 i)) ->
+  (forall i, (i < q)%nat -> mv_eval p (mtr F2) v3 i (v4 i)) ->
+  (forall i, (i < q)%nat -> v4 i <= r) ->
+  opbound m q (mmul p F1 F2) (succ (fl (sqrt r))).
+Proof.
+  intros. apply (opbound_weaken _ _ _ (sqrt r)); [apply (chain2_norm_upper m p q F1 F2 v1 v2 v3 v4 r); assumption|].
+  apply step_up. lra.
+Qed.
+
+(** The stacks pad rows with zeros ([kp >= n] rows of [|V_j|]): a bound
+    for the padded matrix bounds the matrix of its first [n] rows. *)
+Lemma opbound_rows_prefix : forall n kp q (A Ap : nat -> nat -> R) c, (n <= kp)%nat ->
+  (forall i j, (i < n)%nat -> (j < q)%nat -> A i j = Ap i j) -> opbound kp q Ap c -> opbound n q A c.
+Proof.
+  intros n kp q A Ap c Hn HA [Hc H]. split; [exact Hc|]. intros y. eapply Rle_trans; [|apply H].
+  replace kp with (n + (kp - n))%nat by lia. unfold nsq. rewrite rsum_split.
+  assert (0 <= rsum (kp - n) (fun c0 => mv q Ap y (n + c0)%nat * mv q Ap y (n + c0)%nat))
+    by (apply rsum_nonneg; intros; apply Rle_0_sqr).
+  rewrite (rsum_ext n (fun j => mv q A y j * mv q A y j) (fun j => mv q Ap y j * mv q Ap y j)); [lra|].
+  intros i Hi. rewrite (mv_ext q A Ap y y i); [reflexivity| |reflexivity]. intros j Hj. apply HA; assumption.
+Qed.
+
+(** ** [_abs_norm_sq_upper] ([aV], [aU]): Lemma G.2 on [N = |A|^T |A|]
+    with [x = 1] and one power step [x = z1]
+
+    [y1 = _inflate(sum_l |A|_rl, b)] (a numpy sum, any tree),
+    [z1 = _inflate(|A|^T y1, rows)], [y2 = _inflate(|A| z1, b)],
+    [z2 = _inflate(|A|^T y2, rows)] (each entry any evaluation);
+    [r1 = max z1], [r2 = up(up(q + eta)/(1 - u))] with [q = max fl(z2/z1)]:
+    [|| |A| ||_2^2 <= r1] and [<= r2] ([z1 > 0]: [_inflate] of a
+    nonnegative float is positive). *)
+Definition sum_eval (n : nat) (x : nat -> R) (y : R) : Prop :=
+  exists t, y = inflate n (sfl t) /\ Permutation (sleaves t) (map x (seq 0 n)).
+
+From Certbound Require Import SandwichChain.
+
+(** The quotient's rounding: [x <= (fl x + eta/2)/(1 - u)] for [x >= 0]. *)
+Lemma quot_upper : forall x q, 0 <= x -> fl x <= q -> x <= succ (fl (succ (fl (q + eta)) / (1 - u))).
+Proof.
+  intros x q Hx Hq. pose proof u_pos. pose proof u_small. pose proof eta_pos.
+  assert (Hu1 : 0 < 1 - u) by (simpl in *; lra).
+  assert (Hfl0 : 0 <= fl x) by (apply fl_nonneg, Hx).
+  assert (Hx1 : x <= (q + eta) / (1 - u)).
+  { destruct (standard_model x) as (d & e & Hd & He & Hde & Hf).
+    apply Rmult_le_reg_r with (1 - u); [exact Hu1|]. unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra.
+    apply Rabs_le_inv in Hd. apply Rabs_le_inv in He.
+    apply Rmult_integral in Hde as [ -> | -> ]; rewrite Hf in Hq, Hfl0; nra. }
+  eapply Rle_trans; [exact Hx1|]. apply up_div; [|lra]. split; [lra|]. apply step_up. lra.
+Qed.
+
+Lemma sum_eval_upper : forall n x y, sum_eval n x y -> (forall l, (l < n)%nat -> format (x l) /\ 0 <= x l) ->
+  (1 <= n)%nat -> INR n <= 2 ^ 40 -> 0 <= rsum n x <= y.
+Proof.
+  intros n x y (t & -> & P) H Hn Hn40. split; [apply rsum_nonneg; intros l Hl; apply H, Hl|].
+  apply (sum_entry_upper n x t P H Hn Hn40).
+Qed.
+
+Lemma mv_eval_pos : forall n M v i x, mv_eval n M v i x ->
+  (forall l, (l < n)%nat -> 0 <= M i l /\ 0 <= v l) -> INR n <= 2 ^ 40 -> 0 < x.
+Proof.
+  intros n M v i x (t & -> & P) H Hn. apply inflate_pos; [|exact Hn]. apply dfl_nonneg.
+  apply Forall_forall. intros pr Hin. destruct P as [P|P]; apply (Permutation_in _ P), in_map_iff in Hin as (l & <- & Hl);
+    apply in_seq0 in Hl; destruct (H l Hl); simpl; lra.
+Qed.
+
+Theorem abs_norm_sq_upper : forall rows b (A : nat -> nat -> R) (y1 z1 y2 z2 : nat -> R) r1 q,
+  (1 <= rows)%nat -> (1 <= b)%nat -> INR rows <= 2 ^ 40 -> INR b <= 2 ^ 40 ->
+  (forall i j, format (A i j)) ->
+  (forall i, (i < rows)%nat -> sum_eval b (fun l => Rabs (A i l)) (y1 i)) ->
+  (forall l, (l < b)%nat -> mv_eval rows (mtr (mabs A)) y1 l (z1 l)) ->
+  (forall l, (l < b)%nat -> z1 l <= r1) ->
+  (forall i, (i < rows)%nat -> mv_eval b (mabs A) z1 i (y2 i)) ->
+  (forall l, (l < b)%nat -> mv_eval rows (mtr (mabs A)) y2 l (z2 l)) ->
+  (forall l, (l < b)%nat -> fl (z2 l / z1 l) <= q) ->
+  opbound rows b (mabs A) (sqrt r1) /\
+  opbound rows b (mabs A) (sqrt (succ (fl (succ (fl (q + eta)) / (1 - u))))).
+Proof.
+  intros rows b A y1 z1 y2 z2 r1 q Hr Hb Hr4 Hb4 HA Hy1 Hz1 Hr1 Hy2 Hz2 Hq.
+  set (N := mmul rows (mtr (mabs A)) (mabs A)).
+  assert (HNs : forall i j, (i < b)%nat -> (j < b)%nat -> N i j = N j i)
+    by (intros; unfold N, mmul, mtr; apply rsum_ext; intros; ring).
+  assert (HN0 : forall i j, (i < b)%nat -> (j < b)%nat -> 0 <= N i j)
+    by (intros; unfold N, mmul, mtr, mabs; apply rsum_nonneg; intros; apply Rmult_le_pos; apply Rabs_pos).
+  set (e1 := fun i => rsum b (fun l => Rabs (A i l))).
+  assert (S1 : forall i, (i < rows)%nat -> 0 <= e1 i <= y1 i).
+  { intros i Hi. apply (sum_eval_upper b); [apply Hy1, Hi| |assumption..].
+    intros l _. split; [apply generic_format_abs, HA|apply Rabs_pos]. }
+  assert (S2 : forall l, (l < b)%nat -> 0 <= mv rows (mtr (mabs A)) e1 l <= z1 l).
+  { intros l Hl. apply (mv_eval_upper rows (mtr (mabs A)) y1); [apply Hz1, Hl| |assumption..].
+    intros i Hi. split; [apply Rabs_pos|apply S1, Hi]. }
+  assert (EN1 : forall l, (l < b)%nat -> rsum b (fun j => N l j * 1) = mv rows (mtr (mabs A)) e1 l).
+  { intros l Hl. fold (mv b N (fun _ => 1) l). unfold N. rewrite mv_mmul. apply mv_ext; [reflexivity|].
+    intros i _. unfold mv, e1, mabs. apply rsum_ext. intros; ring. }
+  split.
+  - assert (Hr10 : 0 <= r1) by (destruct (S2 O ltac:(lia)); specialize (Hr1 O ltac:(lia)); lra).
+    apply gram_opbound_sqrt. apply (collatz_wielandt b N (fun _ => 1) r1); try assumption.
+    + intros; lra.
+    + intros l Hl. rewrite EN1 by exact Hl. destruct (S2 l Hl). specialize (Hr1 l Hl). lra.
+  - assert (Hz1p : forall l, (l < b)%nat -> 0 < z1 l).
+    { intros l Hl. apply (mv_eval_pos rows (mtr (mabs A)) y1 l); [apply Hz1, Hl| |exact Hr4].
+      intros i Hi. split; [apply Rabs_pos|destruct (S1 i Hi); lra]. }
+    set (r2 := succ (fl (succ (fl (q + eta)) / (1 - u)))).
+    assert (S3 : forall i, (i < rows)%nat -> 0 <= mv b (mabs A) z1 i <= y2 i).
+    { intros i Hi. apply (mv_eval_upper b (mabs A) z1); [apply Hy2, Hi| |assumption..].
+      intros l Hl. pose proof (Hz1p l Hl). split; [apply Rabs_pos|lra]. }
+    assert (S4 : forall l, (l < b)%nat -> 0 <= mv rows (mtr (mabs A)) (mv b (mabs A) z1) l <= z2 l).
+    { intros l Hl. apply (mv_eval_upper rows (mtr (mabs A)) y2); [apply Hz2, Hl| |assumption..].
+      intros i Hi. split; [apply Rabs_pos|apply S3, Hi]. }
+    assert (Hq2 : forall l, (l < b)%nat -> z2 l / z1 l <= r2).
+    { intros l Hl. apply quot_upper; [|apply Hq, Hl]. pose proof (Hz1p l Hl). destruct (S4 l Hl).
+      apply div_nonneg; lra. }
+    assert (Hr20 : 0 <= r2) by (pose proof (Hq2 O ltac:(lia)); pose proof (Hz1p O ltac:(lia)); destruct (S4 O ltac:(lia));
+      assert (0 <= z2 O / z1 O) by (apply div_nonneg; lra); lra).
+    apply gram_opbound_sqrt. apply (collatz_wielandt b N z1 r2); try assumption.
+    intros l Hl. fold (mv b N z1 l). unfold N. rewrite mv_mmul.
+    destruct (S4 l Hl) as [_ H4]. pose proof (Hq2 l Hl) as H5. pose proof (Hz1p l Hl).
+    apply (Rmult_le_compat_r (z1 l)) in H5; [|lra].
+    replace (z2 l / z1 l * z1 l) with (z2 l) in H5 by (field; lra). lra.
+Qed.
