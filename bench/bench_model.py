@@ -12,7 +12,9 @@ directory by ``transformers`` (``save_pretrained``) when it is installed, else
 directly as safetensors with GPT-2's tensor names.
 
 Every pipeline gets the same theory matrices (loaded once, outside the timed
-region; per-head QK/VO as the d_h-wide factors A, B with W = A Bᵀ):
+region, in memory; per-head QK/VO as the d_h-wide factors A, B with W = A Bᵀ, C-ordered;
+dense matrices in the layout ``certbound spectrum`` gets them from the loader, e.g.
+Fortran-ordered for BERT, whose stored FFN tensors are the transposes):
 
 (a) ``float-gram`` — the fastest uncertified pipeline we could write with
     numpy: dense matrices by the eigenvalues of the Gram matrix of the
@@ -144,7 +146,10 @@ def load_matrices(path: str) -> tuple[list[Any], Any]:
     finally:
         ck.close()
     # Materialise the factors (strided views into memory-mapped tensors) once,
-    # so no pipeline pays for the loader.
+    # so no pipeline pays for the loader. Dense matrices keep the layout the loader
+    # gives ``certbound spectrum`` (a BERT FFN matrix is Fortran-ordered: the transpose
+    # of the stored tensor; GPT-2's Conv1D weights are C-ordered): the pipelines'
+    # costs can depend on it (certbound's ‖·‖_{2,1} reads W's columns).
     import dataclasses
 
     out = []
@@ -152,7 +157,9 @@ def load_matrices(path: str) -> tuple[list[Any], Any]:
         if m.factors is not None:
             m = dataclasses.replace(m, factors=tuple(np.ascontiguousarray(f, dtype=np.float64) for f in m.factors))
         else:
-            m = dataclasses.replace(m, dense=np.ascontiguousarray(m.dense, dtype=np.float64))
+            d = np.array(m.dense, dtype=np.float64, order="K")  # a copy in memory, in the loader's layout
+            m = dataclasses.replace(m, dense=d if d.flags.c_contiguous or d.flags.f_contiguous
+                                    else np.ascontiguousarray(d))
         out.append(m)
     return out, layout
 

@@ -72,7 +72,8 @@ def test_one_pass_sums_are_the_scaled_sums(block_entries, monkeypatch):
     if block_entries is not None:
         monkeypatch.setattr(Q, "_SUMSQ_BLOCK_ENTRIES", block_entries)
         monkeypatch.setattr(Q, "_TRANSPOSE_BLOCK_ENTRIES", 5)
-        monkeypatch.setattr(Q, "_TRANSPOSED_ROWS", 3)  # Wᵀ's blocks of 3 rows: partial and one-row last blocks
+        monkeypatch.setattr(Q, "_TRANSPOSED_ROWS", 5)  # Wᵀ's blocks of 5 rows copied 2 at a time: partial and
+        monkeypatch.setattr(Q, "_TRANSPOSED_PIECE", 2)  # one-row pieces and last blocks
     rng = np.random.default_rng(12)
     taken = [0, 0, 0, 0]
     for t, W in enumerate(_matrices(rng, 240)):
