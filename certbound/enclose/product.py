@@ -785,10 +785,10 @@ def _certify_stack_theorem_g(As: list[np.ndarray], Bs: list[np.ndarray], norms_2
     out: list[SingularValueEnclosure | None] = [None] * h
     if d > min(m, n):
         return out, n21, np.zeros(h, dtype=bool)
-    GA, nKA, _ = _grams_and_abs_gram_norms(As, keep=False)
+    GA, nKA = _grams_and_abs_gram_norms(As)
     # ‖·‖_{2,1} (Lemma 8.1): its forms b_jᵀĜ_A b_j and ‖b_j‖² computed in the pass over B that forms Ĝ_B
     forms = (GA, np.empty((h, n)), np.empty((h, n))) if norms_21 and d * (m + n) <= m * n else None
-    GB, nKB, _ = _grams_and_abs_gram_norms(Bs, keep=False, chain=False, forms=forms)  # (ν_B only enters ε)
+    GB, nKB = _grams_and_abs_gram_norms(Bs, chain=False, forms=forms)  # (ν_B only enters ε)
     idx = np.arange(d)
     finite = np.isfinite(GA[:, idx, idx]).all(axis=1) & np.isfinite(GB[:, idx, idx]).all(axis=1)
     L, M, beta, eps, ok = _congruence_core(GA, GB, nKA, nKB, m, n)
@@ -913,26 +913,24 @@ def _doubled_upper_triangles(G: np.ndarray) -> np.ndarray:
     return V
 
 
-def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = True,
+def _grams_and_abs_gram_norms(Fs: list[np.ndarray], chain: bool = True,
                               forms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-                              ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, np.ndarray]]]:
+                              ) -> tuple[np.ndarray, np.ndarray]:
     """``fl(FᵀF)`` and a float ν ≥ ‖|F|ᵀ|F|‖₂ for each factor (proofs/enclosure.md §11, §10).
 
-    The Gram matrices come from one product per factor (:func:`_gram_into`: GEMM or SYRK by d; ``keep``: one
-    batched product per chunk of stacked factors; each entry one rounded dot product of length m either
-    way, Lemma 2.1); ν is Lemma 3.1's one chain (:func:`._stacked.abs_gram_norm2_upper`) on the chunk's
-    stack of |F|, or, without ``chain``, ‖F‖_F² bounded from the diagonal of fl(FᵀF) (‖|F|ᵀ|F|‖₂ ≤
-    ‖|F|‖_F² = Σ_l ‖f_l‖², each ‖f_l‖² ≤ _inflate(fl(FᵀF)_ll, m) and their sum by Lemma 2.2: no pass over F;
-    ≈ 1.4× the chain's ν on MiniLM's heads). Chunks: :data:`FACTOR_CHUNK_BYTES`.
+    The Gram matrices come from one product per factor straight from its own memory (:func:`_gram_into`:
+    GEMM or SYRK by d; each entry one rounded dot product of length m, Lemma 2.1; no stack of the factors
+    is formed); ν is Lemma 3.1's one chain (:func:`._stacked.abs_gram_norm2_upper`) on a chunk buffer of
+    |F| (chunks of :data:`FACTOR_CHUNK_BYTES`), or, without ``chain``, ‖F‖_F² bounded from the diagonal
+    of fl(FᵀF) (‖|F|ᵀ|F|‖₂ ≤ ‖|F|‖_F² = Σ_l ‖f_l‖², each ‖f_l‖² ≤ _inflate(fl(FᵀF)_ll, m) and their sum
+    by Lemma 2.2: no pass over F; ≈ 1.4× the chain's ν on MiniLM's heads).
 
     Parameters
     ----------
     Fs : list of h ndarrays, each m×d (float64)
-    keep : bool
-        Return the chunks' stacks of the factors (else no stack is formed; the factors are only read).
     chain : bool
         ν by Lemma 3.1's chain (else from the Gram diagonal).
-    forms : (Ĝ, t, bb), optional (without ``keep``)
+    forms : (Ĝ, t, bb), optional
         Lemma 8.1's forms of the factors as right factors of products whose left Gram matrices are
         ``Ĝ`` (h, d, d), written into ``t`` and ``bb`` (h, m) while each factor is in cache:
         ``t[j] = fl(Σ_l T_il f_il)`` with ``T = fl(F_j Ĝ_j)`` — for d ≥ :data:`FORMS_TRMM_MIN_INNER`
@@ -944,51 +942,38 @@ def _grams_and_abs_gram_norms(Fs: list[np.ndarray], keep: bool, chain: bool = Tr
     G : ndarray (h, d, d)
     nu : ndarray (h,)
         +∞ where a step overflowed (or the factor holds NaN/Inf).
-    stacks : list of (start, stop, ndarray (stop − start, m, d))
-        ``np.stack(Fs[start:stop])`` per chunk when ``keep`` (else empty).
     """
     h = len(Fs)
     m, d = Fs[0].shape
     G = np.empty((h, d, d))
     nu = np.empty(h)
-    stacks = []
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow makes a bound non-finite (the route fails)
-        if keep:
-            for a, b in _chunks(h, m * d * 8):
-                S = np.stack(Fs[a:b])
-                np.matmul(S.transpose(0, 2, 1), S, out=G[a:b])  # one SYRK per slice (numpy: Sᵀ S of one buffer)
-                if chain:
-                    nu[a:b] = _stacked.abs_gram_norm2_upper(np.abs(S))
-                stacks.append((a, b, S))
-        else:
-            # No stack of the factors: one Gram product per factor straight from its own memory (_gram_into:
-            # GEMM or SYRK by d), and |F| written once into a chunk buffer for the chain.
-            T = np.empty((m, d)) if forms is not None else None
-            V = _doubled_upper_triangles(forms[0]) if forms is not None and d >= FORMS_TRMM_MIN_INNER else None
-            for j, F in enumerate(Fs):
-                _gram_into(F, G[j])
-                if forms is not None:  # Lemma 8.1's T and the row-wise forms, F still in cache
-                    if V is None:  # T = fl(F Ĝ), one GEMM
-                        np.matmul(F, forms[0][j], out=T)
-                        TF = T
-                    else:  # T = fl(F V), one TRMM: (F V)ᵀ = Vᵀ Fᵀ with Vᵀ = V[j].T lower triangular, Fortran-ordered
-                        np.copyto(T, F)
-                        TF = _dtrmm(1.0, V[j].T, T.T, side=0, lower=1, overwrite_b=1).T  # T itself unless copied
-                    np.einsum("ij,ij->i", TF, F, out=forms[1][j])
-                    np.einsum("ij,ij->i", F, F, out=forms[2][j])
-            if chain:
-                edges = _chunks(h, m * d * 8)
-                buf = np.empty((max(b - a for a, b in edges), m, d))
-                for a, b in edges:
-                    for j in range(a, b):
-                        np.abs(Fs[j], out=buf[j - a])
-                    nu[a:b] = _stacked.abs_gram_norm2_upper(buf[:b - a])
+        T = np.empty((m, d)) if forms is not None else None
+        V = _doubled_upper_triangles(forms[0]) if forms is not None and d >= FORMS_TRMM_MIN_INNER else None
+        for j, F in enumerate(Fs):
+            _gram_into(F, G[j])
+            if forms is not None:  # Lemma 8.1's T and the row-wise forms, F still in cache
+                if V is None:  # T = fl(F Ĝ), one GEMM
+                    np.matmul(F, forms[0][j], out=T)
+                    TF = T
+                else:  # T = fl(F V), one TRMM: (F V)ᵀ = Vᵀ Fᵀ with Vᵀ = V[j].T lower triangular, Fortran-ordered
+                    np.copyto(T, F)
+                    TF = _dtrmm(1.0, V[j].T, T.T, side=0, lower=1, overwrite_b=1).T  # T itself unless copied
+                np.einsum("ij,ij->i", TF, F, out=forms[1][j])
+                np.einsum("ij,ij->i", F, F, out=forms[2][j])
+        if chain:  # |F| written once into a chunk buffer for the chain
+            edges = _chunks(h, m * d * 8)
+            buf = np.empty((max(b - a for a, b in edges), m, d))
+            for a, b in edges:
+                for j in range(a, b):
+                    np.abs(Fs[j], out=buf[j - a])
+                nu[a:b] = _stacked.abs_gram_norm2_upper(buf[:b - a])
     if not chain:
         idx = np.arange(d)
         with np.errstate(over="ignore", invalid="ignore"):
             nu = fperror._inflate(fperror._inflate(G[:, idx, idx], m).sum(axis=1), d)
         nu = np.where(np.isfinite(nu), nu, np.inf)
-    return G, nu, stacks
+    return G, nu
 
 
 def _congruence_core(GA: np.ndarray, GB: np.ndarray, nKA: np.ndarray, nKB: np.ndarray, m: int, n: int

@@ -292,20 +292,19 @@ def test_non_finite_factor_entries_are_refused_with_the_usual_error(mode, where,
 
 
 @pytest.mark.parametrize("chain", [True, False])
-def test_gram_stacks_and_nu_bound_the_exact_values(chain, monkeypatch):
-    """_grams_and_abs_gram_norms over several chunks: Ĝ = fl(FᵀF) slice by slice, and ν ≥ ‖F‖_F² (exact Fractions)
-    ≥ ‖|F|ᵀ|F|‖₂ without the chain, ν ≥ ‖|F|ᵀ|F|‖_∞ (exact) with it; non-finite factors give ν = +∞."""
+def test_grams_and_nu_bound_the_exact_values(chain, monkeypatch):
+    """_grams_and_abs_gram_norms with ν's |F| buffer in several chunks: Ĝ = fl(FᵀF) slice by slice, and ν ≥ ‖F‖_F²
+    (exact Fractions) ≥ ‖|F|ᵀ|F|‖₂ without the chain, ν ≥ ‖|F|ᵀ|F|‖_∞ (exact) with it; non-finite factors give ν = +∞."""
     monkeypatch.setattr(P, "FACTOR_CHUNK_BYTES", 2 * 13 * 4 * 8)  # chunks of two slices
+    assert len(P._chunks(5, 13 * 4 * 8)) == 3
     rng = np.random.default_rng(6)
     Fs = [rng.standard_normal((13, 4)) for _ in range(5)]
     Fs[1] = np.abs(Fs[1])  # nonnegative: the chain is nearly attained
     Fs[2] = Fs[2] * 2.0**-1060  # subnormal entries: the η terms
     Fs[4] = Fs[4].copy()
     Fs[4][3, 2] = np.inf
-    G, nu, stacks = P._grams_and_abs_gram_norms(Fs, keep=True, chain=chain)
-    edges = [(a, b) for a, b, _ in stacks]
-    assert edges[0][0] == 0 and edges[-1][1] == 5 and all(b - a <= 2 for a, b in edges) and len(edges) == 3
-    assert all(x[1] == y[0] for x, y in zip(edges, edges[1:]))
+    G, nu = P._grams_and_abs_gram_norms(Fs, chain=chain)
+    assert G.shape == (5, 4, 4) and nu.shape == (5,)
     assert np.isinf(nu[4])
     for j in range(4):
         assert np.array_equal(G[j], Fs[j].T @ Fs[j]) or np.allclose(G[j], Fs[j].T @ Fs[j], rtol=1e-14)
@@ -423,10 +422,10 @@ def test_forms_by_trmm_bound_the_exact_quadratic_forms_and_norms(d, monkeypatch)
     As = [rng.integers(-1000, 1001, (m, d)) * 2.0**-10 for _ in range(2)]
     Bs = [rng.integers(-1000, 1001, (n, d)) * 2.0**-10 for _ in range(2)]
     # the forms directly, with a non-symmetric Ĝ_A (its lower triangle perturbed; V reads the upper one)
-    GA, nKA, _ = P._grams_and_abs_gram_norms(As, keep=False)
+    GA, nKA = P._grams_and_abs_gram_norms(As)
     GA[1] += np.tril(np.full((d, d), 1e-3), -1)
     t, bb = np.empty((2, n)), np.empty((2, n))
-    P._grams_and_abs_gram_norms(Bs, keep=False, chain=False, forms=(GA, t, bb))
+    P._grams_and_abs_gram_norms(Bs, chain=False, forms=(GA, t, bb))
     assert len(calls) == 2
     c1 = Fraction(Q._lemma81_constants(m, d)[0])
     for j in range(2):
