@@ -42,6 +42,8 @@ __all__ = [
     "abs_symmetric_product_norm2_upper",
     "gram_deviation_upper",
     "residual_norm_upper",
+    "tridiagonal_residual_norm_upper",
+    "tridiagonal_eigenvalue_brackets",
 ]
 
 _INF = np.inf
@@ -381,3 +383,173 @@ def residual_norm_upper(W: np.ndarray, X: np.ndarray, s: np.ndarray | None, Y: n
         out = up(up(main + apriori) + under)
     # A non-finite entry of R makes norm2_upper(R) non-finite (its Σr² is ±∞ or NaN), hence `out`.
     return np.where(np.isfinite(out), out, _INF)
+
+
+def tridiagonal_residual_norm_upper(W: np.ndarray, X: np.ndarray, dg: np.ndarray, off: np.ndarray,
+                                    absolute: np.ndarray | None = None) -> np.ndarray:
+    """Per-slice upper bounds on ``‖W_h − X_h T_h X_hᵀ‖₂``, ``T_h = tridiag(off_h, dg_h, off_h)`` (Lemma 11.3).
+
+    proofs/enclosure.md §11, Lemma 11.3: with ``Y = fl(X T)`` (each entry a rounded sum of ≤ 3 rounded
+    products), ``R̂ = fl(W − fl(Y Xᵀ))`` (one classical product of inner length r, any order),
+    ``N_T = |X||T||X|ᵀ`` and κ = 2r + 12·maxᵢ Σₗ |x_il|,
+    ``‖W − XTXᵀ‖₂ ≤ (1 + 2u)‖|R̂|‖₂ + γ_{r+3}‖N_T‖₂ + κη√(mn)``; ‖N_T‖₂ ≤ ‖N_T‖_∞ by one chain
+    ``_mv(|X|, _inflate(|T|·_mv(|X|ᵀ, 𝟙), 3))`` (N_T is symmetric and nonnegative), every scalar step
+    rounded up (Lemma 10.1). W need not be symmetric: every entry of R̂ is computed.
+
+    Parameters
+    ----------
+    W : ndarray (h, m, m)
+    X : ndarray (h, m, r)
+    dg : ndarray (h, r)
+        The diagonals of the T_h.
+    off : ndarray (h, r − 1)
+        Their off-diagonals.
+    absolute : ndarray (h, m, r), optional
+        ``|X|`` if the caller has it already (not recomputed).
+
+    Returns
+    -------
+    ndarray (h,)
+        Float upper bounds (+∞ where the residual or a bound is not finite).
+
+    Examples
+    --------
+    >>> X = np.eye(2)[None]
+    >>> W = np.array([[[2.0, 1.0], [1.0, 3.0]]])
+    >>> float(tridiagonal_residual_norm_upper(W, X, np.array([[2.0, 3.0]]), np.array([[1.0]]))[0]) < 1e-14  # a priori only
+    True
+    """
+    h, m, n = W.shape
+    r = X.shape[2]
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        # Yᵀ = fl(X T)ᵀ row by row of Xᵀ (contiguous rows; no copy when X is a transposed C-ordered stack):
+        # y_il = fl(fl(fl(d_l x_il) + fl(e_{l-1} x_{i,l-1})) + fl(e_l x_{i,l+1})), the terms that exist.
+        Xt = X.transpose(0, 2, 1)
+        if not Xt.flags.c_contiguous:
+            Xt = np.ascontiguousarray(Xt)
+        Yt = Xt * dg[:, :, None]
+        if r > 1:
+            Yt[:, 1:] += Xt[:, :-1] * off[:, :, None]
+            Yt[:, :-1] += Xt[:, 1:] * off[:, :, None]
+        R = np.matmul(Yt.transpose(0, 2, 1), Xt)  # fl(Y Xᵀ), inner length r
+        np.subtract(W, R, out=R)
+        aX = np.abs(X) if absolute is None else absolute
+        # ‖N_T‖₂ ≤ max(|X|(|T|(|X|ᵀ𝟙))): Lemma 2.2 per product, the middle one with k = 3 terms
+        c = _mv(aX.transpose(0, 2, 1), _ones(h, m))
+        w = np.abs(dg) * c
+        if r > 1:
+            ae = np.abs(off)
+            w[:, :-1] += ae * c[:, 1:]
+            w[:, 1:] += ae * c[:, :-1]
+        nT = _mv(aX, _inflate_in_place(w, 3)).max(axis=1) if r else np.zeros(h)
+        apriori = up(gamma_upper(r + 3) * nT)
+        maxrow = _mv(aX, _ones(h, r)).max(axis=1) if r else np.zeros(h)  # ≥ max_i Σ_l |x_il|
+        kappa = up(2.0 * r + up(12.0 * maxrow))  # (2r + 12·maxrow), rounded up
+        under = up(up(kappa * ETA) * up(np.sqrt(float(m * n))))
+        main = up((1.0 + 2.0 * UNIT_ROUNDOFF) * norm2_upper(R, np.abs(R, out=R)))  # (R̂ is a temporary)
+        out = up(up(main + apriori) + under)
+    return np.where(np.isfinite(out), out, _INF)
+
+
+#: The normalised Sturm recurrence (proofs/enclosure-gram.md §1a, *Normalised guard*): off-diagonals of the
+#: scaled T must be 0 or ≥ this in magnitude, and every pivot ≥ _STURM_TAU (the one test).
+_STURM_TINY = 2.0**-300
+_STURM_TAU = 2.0**-400
+
+
+@functools.lru_cache(maxsize=None)
+def _sturm_rho_factor() -> float:
+    """A float K ≥ 2(√((1+u)²/(1−u)³) − 1): Lemma S's ρ ≤ K·max|eᵢ| (evaluated in Arb, rounded up)."""
+    with working_precision():
+        from flint import arb
+
+        u = arb(2) ** -53
+        return float_upper(2 * (((1 + u) ** 2 / (1 - u) ** 3).sqrt() - 1))
+
+
+def tridiagonal_eigenvalue_brackets(dg: np.ndarray, off: np.ndarray, approx: np.ndarray, spread: np.ndarray
+                                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Floats ``lo ≤ λᵢ(T_h) ≤ hi`` (descending i) for a stack of T_h = tridiag(off_h, dg_h, off_h): one Sturm pair each.
+
+    :func:`certbound.enclose.tridiagonal.tridiagonal_eigenvalue_bounds` for all slices at once, on its
+    common path only (proofs/enclosure.md §11, *Evaluation of Lemma 11.3's brackets*): T_h is scaled by a
+    power of two to max|T_h| ∈ [1, 2) (slices where that is inexact, or with an off-diagonal below 2⁻³⁰⁰
+    after scaling, are left to the caller); the shifts are μ = λ̂ⱼ ∓ δⱼ around the sorted approximations,
+    δⱼ = spread + 2ρ + 8·ulp(λ̂ⱼ), ρ = up(K·max|eᵢ|) ≥ Lemma S's ρ; the recurrence of Lemma S in its order
+    (``s = fl(e·e)``, ``q₁ = fl(d₁ − μ)``, ``qᵢ = fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))``) for every shift of every
+    slice, valid under the normalised guard (min |qᵢ| ≥ 2⁻⁴⁰⁰, shifts strictly inside Gershgorin's
+    interval); Corollary S with the eigenvalue's *own* two shifts: count(λ̂ⱼ − δⱼ) ≤ j − 1 gives
+    λⱼ ≥ pred(fl(μ − ρ)), count(λ̂ⱼ + δⱼ) ≥ j gives λⱼ ≤ succ(fl(μ + ρ)) (j ascending, 1-based), and a
+    shift beyond Gershgorin's interval gives that end. A slice is ``ok`` only when every eigenvalue got
+    both bounds; the ends are scaled back by ``ldexp``, one step outward where the round trip shows it
+    inexact. Proof: proofs/enclosure.md §11, Lemma 11.3 (*Evaluation*), with enclosure-gram.md §1a.
+
+    Parameters
+    ----------
+    dg : ndarray (h, r)
+    off : ndarray (h, r − 1)
+    approx : ndarray (h, r)
+        Approximate eigenvalues of each T_h (any order; any floats are valid, poor ones only fail ``ok``).
+    spread : ndarray (h,)
+        Extra half-widths δ of the shift pairs, ≥ 0, in T_h's units.
+
+    Returns
+    -------
+    lo, hi : ndarrays (h, r)
+        Descending; meaningful where ``ok``.
+    ok : ndarray (h,) of bool
+
+    Examples
+    --------
+    >>> lo, hi, ok = tridiagonal_eigenvalue_brackets(np.array([[2.0, 2.0]]), np.array([[1.0]]),
+    ...                                              np.array([[1.0, 3.0]]), np.zeros(1))
+    >>> bool(ok[0]) and bool(lo[0, 0] <= 3.0 <= hi[0, 0] and lo[0, 1] <= 1.0 <= hi[0, 1])
+    True
+    """
+    h, r = dg.shape
+    ok = (np.isfinite(dg).all(axis=1) & np.isfinite(off).all(axis=1) & np.isfinite(approx).all(axis=1)
+          & np.isfinite(spread) & (spread >= 0))
+    with np.errstate(all="ignore"):
+        tmax = np.maximum(np.abs(dg).max(axis=1, initial=0.0), np.abs(off).max(axis=1, initial=0.0))
+        ok &= tmax > 0
+        t = np.where(ok, 1 - np.frexp(np.where(ok, tmax, 1.0))[1], 0).astype(np.int64)
+        tc = t[:, None]
+        ds, es = np.ldexp(dg, tc), np.ldexp(off, tc)
+        ok &= (np.ldexp(ds, -tc) == dg).all(axis=1) & (np.ldexp(es, -tc) == off).all(axis=1)  # 2^t·T exact
+        ae = np.abs(es)
+        ok &= ((es == 0) | (ae >= _STURM_TINY)).all(axis=1)
+        ds = np.where(ok[:, None], ds, 0.0)  # (other slices: harmless values, never used)
+        es = np.where(ok[:, None], es, 0.0)
+        ae = np.abs(es)
+        rho = up(_sturm_rho_factor() * ae.max(axis=1, initial=0.0))
+        # Gershgorin on the scaled T (tridiagonal.gershgorin_bounds, one step outward per rounding)
+        a = np.zeros((h, r))
+        if r > 1:
+            a[:, :-1] = ae
+            a[:, 1:] = np.where(a[:, 1:] == 0, ae, up(a[:, 1:] + ae))
+        glo = np.where(a == 0, ds, down(ds - a)).min(axis=1)
+        ghi = np.where(a == 0, ds, up(ds + a)).max(axis=1)
+        lam = np.sort(np.where(ok[:, None], np.ldexp(approx, tc), 0.0), axis=1)
+        delta = np.ldexp(np.where(ok, spread, 0.0), t)[:, None] + 2.0 * rho[:, None] + 8.0 * np.spacing(np.abs(lam))
+        mu = np.concatenate([lam - delta, lam + delta], axis=1)  # (h, 2r): lower shifts, then upper ones
+        inside = np.isfinite(mu) & (mu > glo[:, None]) & (mu < ghi[:, None])
+        run = np.where(inside, mu, 0.0)  # |μ| ≤ 8 for every shift run (the others' counts are not used)
+        Q = ds.T[:, :, None] - run[None, :, :]  # fl(dᵢ − μ), every row i (axis 0: each row contiguous)
+        s = (es * es).T[:, :, None]  # fl(eᵢ·eᵢ), once
+        buf = np.empty((h, 2 * r))
+        for i in range(1, r):
+            np.divide(s[i - 1], Q[i - 1], out=buf)  # fl(sᵢ₋₁/qᵢ₋₁)
+            np.subtract(Q[i], buf, out=Q[i])  # fl(fl(dᵢ − μ) − fl(sᵢ₋₁/qᵢ₋₁))
+        counts = np.count_nonzero(Q < 0, axis=0)
+        valid = inside & (np.abs(Q, out=Q).min(axis=0) >= _STURM_TAU)  # (NaN fails; Q is a temporary)
+        j = np.arange(r)
+        # Corollary S with the own shift, or Gershgorin's end where the shift lies beyond it (no ρ needed there)
+        low_ok, high_ok = valid[:, :r] & (counts[:, :r] <= j), valid[:, r:] & (counts[:, r:] >= j + 1)
+        low_g, high_g = mu[:, :r] <= glo[:, None], mu[:, r:] >= ghi[:, None]
+        ok &= (low_ok | low_g).all(axis=1) & (high_ok | high_g).all(axis=1)
+        lo_s = np.where(low_ok, down(run[:, :r] - rho[:, None]), glo[:, None])
+        hi_s = np.where(high_ok, up(run[:, r:] + rho[:, None]), ghi[:, None])
+        lo, hi = np.ldexp(lo_s, -tc), np.ldexp(hi_s, -tc)
+        lo = np.where(np.ldexp(lo, tc) == lo_s, lo, down(lo))
+        hi = np.where(np.ldexp(hi, tc) == hi_s, hi, up(hi))
+    return lo[:, ::-1], hi[:, ::-1], ok
