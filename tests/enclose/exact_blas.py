@@ -6,7 +6,11 @@ returns, entry by entry, the float nearest to a chosen point of the window
 [p − cγ_k N − (k−1)η, p + cγ_k N + (k−1)η] (p = (AB)ᵢⱼ, N = (|A||B|)ᵢⱼ, c = (2k − 3)/(2k)): the clip
 moves at most cγ_k N + (k−1)η and the final rounding at most u(1 + cγ_k)N + u(k−1)η + η/2 ≤ 1.5uN + η
 ≤ (1 − c)γ_k N + η, so every entry is within Lemma 2.1's γ_k N + kη. For k = 1 the correctly rounded
-product is returned. (``eta=False`` leaves out the (k−1)η part of the window.)
+product is returned. (``eta=False`` leaves out the (k−1)η part of the window.) Here k counts the
+*nonzero* products only: a zero product is exact and adding an exact zero is exact in any order (with
+or without FMA), so a dot product with z zero terms is a (k − z)-term one — the model the kernel's
+zero-padded stacks rely on (proofs/enclosure-reconstruct.md §5). A window from the padded length would
+be wider than any real BLAS can err.
 
 Strategies for the chosen point: ``"up"`` (p + cγ_kN: all errors one way), ``"down"``, ``"sign"``
 (each entry's error pushed away from 0, i.e. |result| as large as allowed), ``"shrink"`` (toward 0),
@@ -41,20 +45,20 @@ def _mant_exp(x: float) -> tuple[int, int]:
     return int(f * 2**53), e - 53
 
 
-def _exact_dot(pairs) -> tuple[Fraction, Fraction]:
-    """(Σ xᵢyᵢ, Σ |xᵢyᵢ|) exactly for finite floats, by integer arithmetic (fast for any exponents)."""
+def _exact_dot(pairs) -> tuple[Fraction, Fraction, int]:
+    """(Σ xᵢyᵢ, Σ |xᵢyᵢ|, #nonzero products) exactly for finite floats, by integer arithmetic (any exponents)."""
     terms = []
     for x, y in pairs:
         if x and y:
             (mx, ex), (my, ey) = _mant_exp(x), _mant_exp(y)
             terms.append((mx * my, ex + ey))
     if not terms:
-        return Fraction(0), Fraction(0)
+        return Fraction(0), Fraction(0), 0
     E = min(e for _, e in terms)
     P = sum(m << (e - E) for m, e in terms)
     N = sum(abs(m) << (e - E) for m, e in terms)
     sc = Fraction(2) ** E
-    return P * sc, N * sc
+    return P * sc, N * sc, len(terms)
 
 
 def gamma_fraction(k: int) -> Fraction:
@@ -76,40 +80,48 @@ def hostile_product(A, B, how="up", rng=None, eta: bool = True) -> np.ndarray:
     out = np.empty((m, n))
     for i in range(m):
         for j in range(n):
-            p, N = _exact_dot(zip(Al[i], Bt[j]))
+            p, N, nz = _exact_dot(zip(Al[i], Bt[j]))
             t = (lambda: how(i, j)) if callable(how) else None
-            out[i, j] = _window_pick(p, N, k, "target" if t else how, rng, eta, t)
+            out[i, j] = _window_pick(p, N, nz, "target" if t else how, rng, eta, t)
     return out
 
 
 class HostileNumpy:
-    """A stand-in for a module's ``np``: ``matmul``/``dot`` (2-D, float) are :func:`hostile_product`.
+    """A stand-in for a module's ``np``: ``matmul``/``dot`` (float64, 2-D or stacked with any number of batch
+    dimensions, broadcast as numpy does) are :func:`hostile_product` per slice.
 
-    Everything else is numpy's. ``calls`` counts the products that went through the adversary, so a test
-    can assert that the code under test did use it.
+    With ``sums=True`` also ``sum(a, axis=...)`` of a float64 array is adversarial: each output entry is a legal
+    value of a sum of q terms (Lemma 2.1 with unit factors: the window of :func:`_window_pick` for the nonzero
+    terms), pushed by ``how``. That is the model of Lemma 2.5's chunk sums (chunk products summed in any order:
+    γ_c and then γ_{q−1} compose within γ_{c+q−1}) and of Lemma 2.2's sums. Everything else is numpy's.
+    ``calls`` counts the products (and sums) that went through the adversary, so a test can assert that
+    the code under test did use it.
     """
 
-    def __init__(self, how="up", rng=None, max_work: int = 200_000, eta: bool = True):
-        self.how, self.rng, self.max_work, self.eta, self.calls = how, rng, max_work, eta, 0
+    def __init__(self, how="up", rng=None, max_work: int = 200_000, eta: bool = True, sums: bool = False):
+        self.how, self.rng, self.max_work, self.eta, self.sums, self.calls = how, rng, max_work, eta, sums, 0
 
     def __getattr__(self, name):
         return getattr(np, name)
 
     def _product(self, a, b):
         a, b = np.asarray(a), np.asarray(b)
-        if a.dtype != np.float64 or b.dtype != np.float64 or a.ndim < 2 or b.ndim < 2 \
-                or a.ndim > 3 or b.ndim > 3 or a.size * b.shape[-1] > self.max_work:
+        if a.dtype != np.float64 or b.dtype != np.float64 or a.ndim < 2 or b.ndim < 2:
             return np.matmul(a, b)
-        if a.ndim == 3 or b.ndim == 3:  # a stack: each slice one product (broadcast over the stack)
-            h = max(a.shape[0] if a.ndim == 3 else 1, b.shape[0] if b.ndim == 3 else 1)
-            if h == 0:
-                return np.matmul(a, b)
-            A3 = np.broadcast_to(a if a.ndim == 3 else a[None], (h,) + a.shape[-2:])
-            B3 = np.broadcast_to(b if b.ndim == 3 else b[None], (h,) + b.shape[-2:])
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        slices = int(np.prod(batch)) if batch else 1
+        if slices == 0 or slices * a.shape[-2] * a.shape[-1] * b.shape[-1] > self.max_work:
+            return np.matmul(a, b)
+        if not batch:
             self.calls += 1
-            return np.stack([hostile_product(x, y, self.how, self.rng, self.eta) for x, y in zip(A3, B3)])
+            return hostile_product(a, b, self.how, self.rng, self.eta)
+        A = np.broadcast_to(a, batch + a.shape[-2:])
+        B = np.broadcast_to(b, batch + b.shape[-2:])
+        out = np.empty(batch + (a.shape[-2], b.shape[-1]))
         self.calls += 1
-        return hostile_product(a, b, self.how, self.rng, self.eta)
+        for idx in np.ndindex(*batch):  # each slice one classical product
+            out[idx] = hostile_product(A[idx], B[idx], self.how, self.rng, self.eta)
+        return out
 
     def matmul(self, a, b, out=None, **kw):
         r = self._product(a, b)
@@ -120,6 +132,29 @@ class HostileNumpy:
 
     def dot(self, a, b, out=None):
         return self.matmul(a, b, out=out)
+
+    def sum(self, a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        x = np.asarray(a)
+        if (not self.sums or x.dtype != np.float64 or dtype is not None or kw or x.size > self.max_work
+                or not np.all(np.isfinite(x))):
+            return np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kw)
+        axes = tuple(range(x.ndim)) if axis is None else tuple(np.atleast_1d(axis) % max(x.ndim, 1))
+        keep = [i for i in range(x.ndim) if i not in axes]
+        y = np.transpose(x, keep + list(axes))
+        lead = y.shape[:len(keep)]
+        flat = y.reshape(lead + (-1,))
+        r = np.empty(lead)
+        self.calls += 1
+        for idx in np.ndindex(*lead):
+            terms = flat[idx].tolist()
+            p, N, nz = _exact_dot((t, 1.0) for t in terms)
+            r[idx] = _window_pick(p, N, nz, self.how, self.rng, self.eta)
+        if keepdims:
+            r = np.expand_dims(r, axes)
+        if out is None:
+            return r if r.ndim else np.float64(r)
+        out[...] = r
+        return out
 
 
 # ---------------------------------------------------------------- Fortran BLAS called through ctypes
@@ -265,7 +300,7 @@ class HostileFortranBlas:
     def _pick(self, pairs, target=None) -> float:
         if not all(math.isfinite(x) and math.isfinite(y) for x, y in pairs):
             return float(np.sum([x * y for x, y in pairs]))  # non-finite data: IEEE's own business
-        p, N = _exact_dot(pairs)
+        p, N, nz = _exact_dot(pairs)
         if target is not None:
-            return _window_pick(p, N, len(pairs), "target", self.rng, self.eta, lambda: target)
-        return _window_pick(p, N, len(pairs), self.how, self.rng, self.eta)
+            return _window_pick(p, N, nz, "target", self.rng, self.eta, lambda: target)
+        return _window_pick(p, N, nz, self.how, self.rng, self.eta)
