@@ -71,6 +71,7 @@ from certbound.enclose.svd import (
     _build,
     _build_from_bounds,
     _certify_dense,
+    _hull_balls,
     _zero_enclosure,
     trivial_enclosure,
 )
@@ -1204,11 +1205,16 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
     lower = np.concatenate([lower, z], axis=1)  # fresh arrays: each enclosure gets a row of them
     upper = np.concatenate([upper, z], axis=1)
     # Python floats once for the stack (only the first r ends can be nonzero: live ≤ r).
-    lows, ups = lower[:, :r].tolist(), upper[:, :r].tolist()
-    good = (finite & exact).tolist()
+    good_mask = finite & exact
+    good = good_mask.tolist()
     al_a, al_b, res = alA.tolist(), alB.tolist(), resid.tolist()
+    # The balls of every good product's live ends in one svd._hull_balls call (elementwise: per product the balls
+    # _build_from_bounds makes; its non-finite fallback is per call, so ends near the overflow go per product).
+    live_mask = (np.arange(r) < np.asarray(live)[:, None]) & good_mask[:, None]
+    lo_live, hi_live = lower[:, :r][live_mask], upper[:, :r][live_mask]  # row-major: product by product
+    balls = _hull_balls(lo_live, hi_live) if np.all(hi_live < 2.0**1000) else None
+    pos = 0
     zero = arb(0)
-    union = arb.union
     tails: dict[int, tuple[arb, ...]] = {}
     out = []
     with working_precision():
@@ -1220,8 +1226,11 @@ def _finish_stack(shape: tuple[int, int], k: int, r: int, lo: np.ndarray, hi: np
             tail = tails.get(k - n_live)
             if tail is None:
                 tail = tails[k - n_live] = (zero,) * (k - n_live)
-            # the Arb hull of the two float ends (arb(a).union(b) converts b exactly; for a == b it is arb(a))
-            sigma = tuple(map(union, map(arb, lows[j][:n_live]), ups[j][:n_live])) + tail
+            if balls is None:
+                sigma = tuple(_hull_balls(lower[j, :n_live], upper[j, :n_live])) + tail
+            else:
+                sigma = tuple(balls[pos:pos + n_live]) + tail
+                pos += n_live
             residual = arb(res[j]) if tj == 0 else arb(res[j]) * _pow2(tj)
             out.append(SingularValueEnclosure(
                 shape=shape, sigma=sigma, lower=lower[j], upper=upper[j], mode="product", certified=True,
