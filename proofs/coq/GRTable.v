@@ -811,7 +811,7 @@ Proof.
   apply (gr_delta_float e5f nuf t2 xif epsf eUf eYf eZf eMf eHf eWf); lra.
 Qed.
 
-From Certbound Require Import MatvecChain.
+From Certbound Require Import FastCertificate MatvecChain.
 
 (** ** [_chain_norm_sq_upper] for two factors ([vt], [tz], [vm])
 
@@ -1004,4 +1004,284 @@ Proof.
     destruct (S4 l Hl) as [_ H4]. pose proof (Hq2 l Hl) as H5. pose proof (Hz1p l Hl).
     apply (Rmult_le_compat_r (z1 l)) in H5; [|lra].
     replace (z2 l / z1 l * z1 l) with (z2 l) in H5 by (field; lra). lra.
+Qed.
+
+(** ** Lemma T6 as [_spectral_norm_upper_stack] evaluates it ([t2], [s2])
+
+    [G_0 = A] ([b x b]), [G_1 = fl(G_0 G_0^T)], [G_(i+1) = fl(G_i^T G_i)]
+    (each entry any evaluation of its [b] pairs), [fro2_i >= ||G_i||_F^2];
+    downward [B_L = up(sqrt fro2_L)],
+    [B_i = min(up(sqrt fro2_i), up(sqrt(up(up(B_(i+1) + up(g_b fro2_i)) + 2 b b eta))))]:
+    [||A||_2 <= B_0].  The step: [||G_i||^2 = ||G_i^T G_i|| <= ||G_(i+1)|| +
+    gamma_b || |G_i|^T|G_i| || + b eta b] and [|| |G_i|^T |G_i| || <= ||G_i||_F^2]. *)
+Lemma tree_bounded_len : forall t ps n, Permutation (dpairs t) ps -> (length ps <= n)%nat -> bounded_eval n n ps (dfl t).
+Proof.
+  intros t ps n P Hl. apply (bounded_weaken (nzcount ps) (nzcount ps)); try (pose proof (nzcount_le ps); lia).
+  apply tree_bounded, P.
+Qed.
+
+Fixpoint t6_bound (fro2 : nat -> R) (gb : R) (b L d : nat) : R :=
+  match d with
+  | O => succ (fl (sqrt (fro2 L)))
+  | S d' => Rmin (succ (fl (sqrt (fro2 (L - S d')%nat))))
+                 (succ (fl (sqrt (succ (fl (succ (fl (t6_bound fro2 gb b L d' + succ (fl (gb * fro2 (L - S d')%nat))))
+                                              + 2 * INR b * INR b * eta))))))
+  end.
+
+Lemma fl_2bb_eta : forall b : nat, 2 * INR b * INR b <= 2 ^ 40 ->
+  fl (fl (fl (2 * INR b) * INR b) * eta) = 2 * INR b * INR b * eta.
+Proof.
+  intros b H. pose proof (pos_INR b).
+  assert (E2 : INR (2 * b * b) = 2 * INR b * INR b) by (rewrite !mult_INR; simpl; ring).
+  rewrite fl_2_nat by nra. rewrite <- mult_INR. rewrite (fl_exact (INR (2 * b * b))) by (apply format_nat; lra).
+  rewrite fl_nat_eta by lra. rewrite E2. reflexivity.
+Qed.
+
+(** One Gram squaring: [||G||_2 <= sqrt(c)] from the next level's bound. *)
+Lemma t6_step : forall b (A G1 : nat -> nat -> R) F B gb,
+  (1 <= b)%nat -> INR b * u <= / 2 -> gamma b <= gb ->
+  (forall p q, (p < b)%nat -> (q < b)%nat -> bounded_eval b b (pairs_of b (mtr A) A p q) (G1 p q)) ->
+  rsum b (fun p => rsum b (fun q => A p q * A p q)) <= F -> opbound b b G1 B ->
+  opbound b b A (succ (fl (sqrt (succ (fl (succ (fl (B + succ (fl (gb * F)))) + 2 * INR b * INR b * eta)))))).
+Proof.
+  intros b A G1 F B gb Hb Hu Hg HG HF HB. pose proof u_pos. pose proof eta_pos.
+  assert (HAF : opbound b b (mabs A) (sqrt F)).
+  { apply frobenius_bound. eapply Rle_trans; [|exact HF]. right. apply rsum_ext. intros p _. apply rsum_ext. intros q _.
+    unfold mabs. rewrite <- Rabs_mult. apply Rabs_pos_eq, Rle_0_sqr. }
+  assert (HF0 : 0 <= F) by (eapply Rle_trans; [|exact HF]; apply rsum_nonneg; intros; apply rsum_nonneg; intros; apply Rle_0_sqr).
+  assert (HN : opbound b b (mmul b (mabs (mtr A)) (mabs A)) F).
+  { replace F with (sqrt F * sqrt F) by (apply sqrt_sqrt, HF0).
+    apply opbound_mul; [apply (opbound_transpose b b (mabs A)), HAF|exact HAF]. }
+  pose proof (product_error_opbound b b b (mtr A) A G1 b b F HG Hu HN) as HE.
+  assert (HAA : opbound b b (mmul b (mtr A) A) (B + (gamma b * F + INR b * eta * sqrt (INR b * INR b)))).
+  { apply (opbound_ext b b (fun p q => G1 p q + - msub G1 (mmul b (mtr A) A) p q)); [intros; unfold msub; ring|].
+    apply opbound_add; [exact HB|]. replace (gamma b * F + INR b * eta * sqrt (INR b * INR b))
+      with (Rabs (-1) * (gamma b * F + INR b * eta * sqrt (INR b * INR b))) by (rewrite Rabs_left by lra; ring).
+    apply (opbound_ext b b (fun p q => -1 * msub G1 (mmul b (mtr A) A) p q)); [intros; ring|]. apply opbound_scal, HE. }
+  apply (opbound_weaken _ _ _ _ _ (gram_opbound_sqrt b b A _ HAA)).
+  apply up_sqrt. rewrite sqrt_sq_nat. destruct HB as [HB0 _].
+  assert (0 <= gamma b) by (apply gamma_nonneg; lra).
+  assert (gamma b * F <= succ (fl (gb * F))) by (apply up_mul; lra).
+  assert (INR b * eta * INR b <= 2 * INR b * INR b * eta) by (pose proof (pos_INR b); nra).
+  replace (B + (gamma b * F + INR b * eta * INR b)) with ((B + gamma b * F) + INR b * eta * INR b) by ring.
+  apply up_add; [|lra]. apply up_add; lra.
+Qed.
+
+Theorem t6_spectral_norm_upper : forall b L (A : nat -> nat -> R) (G : nat -> nat -> nat -> R) (fro2 : nat -> R) gb,
+  (1 <= b)%nat -> INR b * u <= / 2 -> gamma b <= gb ->
+  (forall p q, G O p q = A p q) ->
+  (1 <= L)%nat ->
+  (forall p q, (p < b)%nat -> (q < b)%nat -> bounded_eval b b (pairs_of b A (mtr A) p q) (G 1%nat p q)) ->
+  (forall i p q, (1 <= i < L)%nat -> (p < b)%nat -> (q < b)%nat ->
+     bounded_eval b b (pairs_of b (mtr (G i)) (G i) p q) (G (S i) p q)) ->
+  (forall i, (i <= L)%nat -> rsum b (fun p => rsum b (fun q => G i p q * G i p q)) <= fro2 i) ->
+  opbound b b A (t6_bound fro2 gb b L L).
+Proof.
+  intros b L A G fro2 gb Hb Hu Hg HG0 HL HG1 HGs HF.
+  assert (Hfrob : forall i, (i <= L)%nat -> opbound b b (G i) (succ (fl (sqrt (fro2 i))))).
+  { intros i Hi. apply (opbound_weaken _ _ _ (sqrt (fro2 i))); [apply frobenius_bound, HF, Hi|]. apply step_up; lra. }
+  assert (H : forall d, (d <= L)%nat -> opbound b b (G (L - d)%nat) (t6_bound fro2 gb b L d)).
+  { induction d as [|d IH]; intros Hd; simpl t6_bound.
+    - rewrite Nat.sub_0_r. apply Hfrob. lia.
+    - apply opbound_min; [apply Hfrob; lia|].
+      specialize (IH ltac:(lia)). replace (L - d)%nat with (S (L - S d)) in IH by lia.
+      destruct (Nat.eq_dec (L - S d) 0) as [E|E].
+      + (* level 0: G_1 = fl(A A^T), through A^T *)
+        rewrite E in IH |- *.
+        apply (opbound_ext b b (mtr (mtr (G O)))); [intros; reflexivity|].
+        apply opbound_transpose.
+        apply (t6_step b (mtr (G O)) (G 1%nat) (fro2 O) (t6_bound fro2 gb b L d) gb Hb Hu Hg); [|  |exact IH].
+        * intros p q Hp Hq. specialize (HG1 p q Hp Hq).
+          replace (pairs_of b (mtr (mtr (G O))) (mtr (G O)) p q) with (pairs_of b A (mtr A) p q); [exact HG1|].
+          unfold pairs_of, mtr. apply map_ext. intros l. rewrite !HG0. reflexivity.
+        * eapply Rle_trans; [|apply HF; lia]. right. unfold mtr. rewrite rsum_swap. reflexivity.
+      + apply (t6_step b (G (L - S d)%nat) (G (S (L - S d))) (fro2 (L - S d)%nat) (t6_bound fro2 gb b L d) gb Hb Hu Hg);
+          [| |exact IH].
+        * intros p q Hp Hq. apply HGs; [lia|exact Hp|exact Hq].
+        * apply HF. lia. }
+  specialize (H L (le_n L)). rewrite Nat.sub_diag in H.
+  apply (opbound_ext b b (G O)); [intros; apply HG0|exact H].
+Qed.
+
+(** ** Sums of squares ([_frobenius_sq_upper]: [fro2], and the loop's
+    [fl(||Y||_F^2)], [fl(||W||_F^2)] then [_inflate(., kp b)]: [yF], [wF])
+
+    Any evaluation of the dot product of the flattened entries with
+    themselves, then [_inflate] with any count [K >=] the number of
+    entries, bounds [||A||_F^2]. *)
+Lemma dot_inflate_upper : forall ps t K, Permutation (dpairs t) ps -> Forall (fun p => 0 <= fst p /\ 0 <= snd p) ps ->
+  (length ps <= K)%nat -> (1 <= K)%nat -> INR K <= 2 ^ 40 -> dot ps <= inflate K (dfl t).
+Proof.
+  intros ps t K P HF HK HK1 HK40. pose proof u_pos. pose proof eta_pos.
+  assert (HlK : INR (length ps) <= INR K) by (apply le_INR, HK).
+  assert (Hku : INR (length ps) * u <= / 4) by (apply small_k; lra).
+  assert (HKu : INR K * u <= / 4) by (apply small_k; lra).
+  pose proof (dot_nonneg_upper ps t P HF Hku) as Hd.
+  assert (HF' : Forall (fun p => 0 <= fst p /\ 0 <= snd p) (dpairs t)).
+  { rewrite Forall_forall in *. intros x Hx. apply HF. eapply Permutation_in; [exact P|exact Hx]. }
+  assert (HS : 0 <= dot ps).
+  { unfold dot. clear -HF. induction HF as [|p ps [H1 H2] _ IH]; simpl; [lra | nra]. }
+  apply (inflate_upper K (dfl t) (dot ps) HK1 HK40 (dfl_format t) (dfl_nonneg t HF') HS).
+  pose proof (gamma_mono _ _ HK ltac:(lra)) as G. nra.
+Qed.
+
+Definition sq_pairs (m q : nat) (A : nat -> nat -> R) : list (R * R) :=
+  flat_map (fun i => map (fun j => (A i j, A i j)) (seq 0 q)) (seq 0 m).
+
+Lemma sq_pairs_S : forall m q A, sq_pairs (S m) q A = sq_pairs m q A ++ map (fun j => (A m j, A m j)) (seq 0 q).
+Proof. intros. unfold sq_pairs. rewrite seq_S, flat_map_app. simpl. rewrite app_nil_r. reflexivity. Qed.
+
+Lemma sq_pairs_length : forall m q A, length (sq_pairs m q A) = (m * q)%nat.
+Proof.
+  induction m as [|m IH]; intros q A; [reflexivity|]. rewrite sq_pairs_S, app_length, IH, map_length, seq_length. lia.
+Qed.
+
+Theorem frob_sq_upper : forall m q (A : nat -> nat -> R) t K, Permutation (dpairs t) (sq_pairs m q A) ->
+  (m * q <= K)%nat -> (1 <= K)%nat -> INR K <= 2 ^ 40 ->
+  rsum m (fun i => rsum q (fun j => A i j * A i j)) <= inflate K (dfl t).
+Proof.
+  intros m q A t K P HK HK1 HK40.
+  assert (HF : Forall (fun p => fst p = snd p) (dpairs t)).
+  { apply Forall_forall. intros p Hin. eapply Permutation_in in Hin; [|exact P].
+    unfold sq_pairs in Hin. apply in_flat_map in Hin as (i & _ & Hin). apply in_map_iff in Hin as (j & <- & _). reflexivity. }
+  destruct (dabs_tree_squares t HF) as [E Pt]. rewrite <- E.
+  set (ps := map (fun p => (Rabs (fst p), Rabs (snd p))) (sq_pairs m q A)).
+  assert (Hps : Permutation (dpairs (dabs_tree t)) ps) by (rewrite Pt; apply Permutation_map, P).
+  assert (Hdot : dot ps = rsum m (fun i => rsum q (fun j => A i j * A i j))).
+  { unfold ps, dot. rewrite map_map. simpl. clear. induction m as [|m IH]; [reflexivity|].
+    rewrite sq_pairs_S, map_app, lsum_app, IH, map_map. simpl. rewrite lsum_map_seq. simpl.
+    f_equal. apply rsum_ext. intros; apply abs_sq. }
+  rewrite <- Hdot. apply dot_inflate_upper; try assumption.
+  - unfold ps. apply Forall_forall. intros p Hin. apply in_map_iff in Hin as (p' & <- & _). simpl.
+    split; apply Rabs_pos.
+  - unfold ps. rewrite map_length, sq_pairs_length. exact HK.
+Qed.
+
+(** [sqrt_up(_inflate(fl(sum a^2), K))] bounds [||A||_F >= || |A| ||_2]. *)
+Corollary frob_norm_float : forall m q (A : nat -> nat -> R) t K, Permutation (dpairs t) (sq_pairs m q A) ->
+  (m * q <= K)%nat -> (1 <= K)%nat -> INR K <= 2 ^ 40 ->
+  opbound m q (mabs A) (succ (fl (sqrt (inflate K (dfl t))))) /\ opbound m q A (succ (fl (sqrt (inflate K (dfl t))))).
+Proof.
+  intros m q A t K P HK HK1 HK40. pose proof (frob_sq_upper m q A t K P HK HK1 HK40) as H.
+  assert (Hm : opbound m q (mabs A) (sqrt (inflate K (dfl t)))).
+  { apply frobenius_bound. eapply Rle_trans; [|exact H]. right. apply rsum_ext. intros i _. apply rsum_ext. intros j _.
+    unfold mabs. apply abs_sq. }
+  assert (Hm' : opbound m q (mabs A) (succ (fl (sqrt (inflate K (dfl t)))))).
+  { apply (opbound_weaken _ _ _ _ _ Hm). apply step_up. lra. }
+  split; [exact Hm'|apply opbound_abs, Hm'].
+Qed.
+
+(** ** Lemma R.1's [F] and [eS] as [_static_bounds] evaluates them *)
+
+(** [F]: [P = fl(R~ T)] (inner over the [bp] slots, [R~]'s unused columns
+    zero), refused unless [P_pp in [1/2, 2]] so that the in-place
+    [P_pp - 1] is exact (Sterbenz); [fro2 >= ||P - I||_F^2]
+    ([_frobenius_sq_upper]), [rt >= || |R~||T| ||_2]:
+    [F = up(up(up(sqrt fro2) + up(g_b rt)) + 2 b b eta) >= ||R~ T - I||_2]. *)
+Theorem gr_F_float : forall b bp (Rt T P : nat -> nat -> R) hP gb rt fro2,
+  (b <= bp)%nat -> (forall p l, (p < b)%nat -> (b <= l < bp)%nat -> Rt p l = 0) ->
+  (forall p q, (p < b)%nat -> (q < b)%nat -> bounded_eval hP b (pairs_of bp Rt T p q) (P p q)) ->
+  (forall p, (p < b)%nat -> / 2 <= P p p <= 2) ->
+  rsum b (fun p => rsum b (fun q => (if Nat.eq_dec p q then fl (P p p - 1) else P p q) *
+                                    (if Nat.eq_dec p q then fl (P p p - 1) else P p q))) <= fro2 ->
+  INR hP * u <= / 2 -> gamma hP <= gb ->
+  opbound b b (mmul b (mabs Rt) (mabs T)) rt -> 2 * INR b * INR b <= 2 ^ 40 ->
+  opbound b b (fun p q => mmul b Rt T p q - idm p q)
+    (succ (fl (succ (fl (succ (fl (sqrt fro2)) + succ (fl (gb * rt)))) + fl (fl (fl (2 * INR b) * INR b) * eta)))).
+Proof.
+  intros b bp Rt T P hP gb rt fro2 Hb HRt HP Hd Hfro Hu Hg Hrt Hbb. pose proof u_pos. pose proof eta_pos.
+  set (Pd := fun p q => if Nat.eq_dec p q then fl (P p p - 1) else P p q).
+  assert (HPd : opbound b b Pd (sqrt fro2)) by (apply frobenius_bound, Hfro).
+  assert (HE : opbound b b (msub P (mmul b Rt T)) (gamma hP * rt + INR b * eta * sqrt (INR b * INR b))).
+  { apply (opbound_ext b b (msub P (mmul bp Rt T))).
+    - intros p q Hp Hq. unfold msub. rewrite (mmul_pad bp b) by (try exact Hb; intros l Hl; rewrite HRt by assumption; ring).
+      reflexivity.
+    - apply (product_error_opbound b b bp Rt T P hP b rt HP Hu).
+      apply (opbound_ext b b (mmul b (mabs Rt) (mabs T))); [|exact Hrt].
+      intros p q Hp Hq. symmetry. apply mmul_pad; [exact Hb|]. intros l Hl. unfold mabs. rewrite HRt by assumption.
+      rewrite Rabs_R0. ring. }
+  assert (Hid : forall p q, (p < b)%nat -> (q < b)%nat -> mmul b Rt T p q - idm p q = Pd p q + - msub P (mmul b Rt T) p q).
+  { intros p q Hp Hq. unfold Pd, msub, idm. destruct (Nat.eq_dec p q) as [<-|Hne].
+    - destruct (HP p p Hp Hp) as (t & Et & _). rewrite gram_diagonal_shift_exact; [ring| |apply Hd, Hp].
+      rewrite Et. apply dfl_format.
+    - ring. }
+  apply (opbound_ext b b (fun p q => Pd p q + - msub P (mmul b Rt T) p q)); [intros; symmetry; apply Hid; assumption|].
+  assert (HmE : opbound b b (fun p q => - msub P (mmul b Rt T) p q) (gamma hP * rt + INR b * eta * sqrt (INR b * INR b))).
+  { replace (gamma hP * rt + INR b * eta * sqrt (INR b * INR b))
+      with (Rabs (-1) * (gamma hP * rt + INR b * eta * sqrt (INR b * INR b))) by (rewrite Rabs_left by lra; ring).
+    apply (opbound_ext b b (fun p q => -1 * msub P (mmul b Rt T) p q)); [intros; ring|]. apply opbound_scal, HE. }
+  apply (opbound_weaken _ _ _ _ _ (opbound_add b b _ _ _ _ HPd HmE)).
+  rewrite fl_2bb_eta by exact Hbb. rewrite sqrt_sq_nat. destruct Hrt as [Hrt0 _].
+  assert (0 <= gamma hP) by (apply gamma_nonneg; lra).
+  assert (0 <= fro2) by (destruct HPd as [Hs _]; eapply Rle_trans; [|exact Hfro]; apply rsum_nonneg; intros; apply rsum_nonneg;
+    intros; apply Rle_0_sqr).
+  assert (INR b * eta * INR b <= 2 * INR b * INR b * eta) by (pose proof (pos_INR b); nra).
+  replace (sqrt fro2 + (gamma hP * rt + INR b * eta * INR b)) with ((sqrt fro2 + gamma hP * rt) + INR b * eta * INR b) by ring.
+  apply up_add; [|lra]. apply up_add; [apply step_up; lra|apply up_mul; lra].
+Qed.
+
+(** [eS]: [S0 = fl(V^T V)] (row chunks over the [kp] padded rows, the
+    rows [>= n] of [V] zero), its upper triangle mirrored ([S~ := R~ + R~^T]
+    is the symmetric matrix of [S0]'s upper triangle: exact,
+    [halving_doubling_exact] for its diagonal), [aV >= || |V| ||_2]:
+    [eS = up(up(g_s up(aV aV)) + 4 kp b eta) >= ||V^T V - S~||_2]. *)
+Lemma halving_doubling_exact : forall x, format x -> bpow radix2 (-1021) <= x ->
+  fl (fl (x * / 2) + fl (x * / 2)) = x.
+Proof.
+  intros x Hx Hb. replace (/ 2) with (bpow radix2 (-1)) by (simpl; reflexivity).
+  rewrite scale_normal_exact; [| exact Hx |].
+  - assert (E : bpow radix2 (-1) = / 2) by (simpl; reflexivity).
+    replace (x * bpow radix2 (-1) + x * bpow radix2 (-1)) with x by (rewrite E; field). apply fl_exact, Hx.
+  - rewrite Rabs_mult, (Rabs_pos_eq (bpow _ _)) by apply bpow_ge_0. pose proof (bpow_gt_0 radix2 (-1021)).
+    rewrite Rabs_pos_eq by lra. replace (bpow radix2 (-1022)) with (bpow radix2 (-1021) * bpow radix2 (-1))
+      by (rewrite <- bpow_plus; reflexivity).
+    apply Rmult_le_compat_r; [apply bpow_ge_0|exact Hb].
+Qed.
+
+Theorem gr_eS_float : forall n kp b (V S0 St : nat -> nat -> R) hS gS aV,
+  (n <= kp)%nat -> (forall r l, (n <= r < kp)%nat -> (l < b)%nat -> V r l = 0) ->
+  (forall p q, (p < b)%nat -> (q < b)%nat -> (p <= q)%nat -> bounded_eval hS kp (pairs_of kp (mtr V) V p q) (S0 p q)) ->
+  (forall p q, (p < b)%nat -> (q < b)%nat -> St p q = S0 (Nat.min p q) (Nat.max p q)) ->
+  INR hS * u <= / 2 -> gamma hS <= gS -> opbound n b (mabs V) aV ->
+  4 * INR kp <= 2 ^ 40 -> INR (4 * kp) * INR b <= 2 ^ 40 ->
+  opbound b b (fun p q => mmul n (mtr V) V p q - St p q)
+    (succ (fl (succ (fl (gS * succ (fl (aV * aV)))) + fl (fl (fl (4 * INR kp) * INR b) * eta)))).
+Proof.
+  intros n kp b V S0 St hS gS aV Hn HV HS HSt Hu Hg HaV Hk Hkb. pose proof u_pos. pose proof eta_pos.
+  assert (Hpad : forall p q, (p < b)%nat -> mmul kp (mtr V) V p q = mmul n (mtr V) V p q).
+  { intros p q Hp. apply mmul_pad; [exact Hn|]. intros l Hl. unfold mtr. rewrite HV by assumption. ring. }
+  assert (Hpada : forall p q, (p < b)%nat -> mmul kp (mabs (mtr V)) (mabs V) p q = mmul n (mabs (mtr V)) (mabs V) p q).
+  { intros p q Hp. apply mmul_pad; [exact Hn|]. intros l Hl. unfold mtr, mabs. rewrite HV by assumption.
+    rewrite Rabs_R0. ring. }
+  assert (Hsym : forall p q, mmul n (mtr V) V p q = mmul n (mtr V) V q p /\
+                             mmul n (mabs (mtr V)) (mabs V) p q = mmul n (mabs (mtr V)) (mabs V) q p).
+  { intros p q. unfold mmul, mtr, mabs. split; apply rsum_ext; intros; ring. }
+  assert (Hent : forall p q, (p < b)%nat -> (q < b)%nat ->
+            Rabs ((mmul n (mtr V) V p q - St p q) - 0) <=
+            rsum 0 (fun t => 0 * 0) + gamma hS * mmul n (mabs (mtr V)) (mabs V) p q + INR kp * eta).
+  { intros p q Hp Hq. simpl. rewrite Rminus_0_r, Rplus_0_l, HSt by assumption.
+    destruct (le_lt_dec p q) as [Hpq|Hpq].
+    - rewrite Nat.min_l, Nat.max_r by exact Hpq. rewrite Rabs_minus_sym, <- Hpad, <- Hpada by exact Hp.
+      apply (bounded_product_entry kp (mtr V) V p q hS kp), Hu. apply HS; assumption.
+    - rewrite Nat.min_r, Nat.max_l by lia. destruct (Hsym p q) as [E1 E2]. rewrite E1, E2.
+      rewrite Rabs_minus_sym, <- Hpad, <- Hpada by exact Hq.
+      apply (bounded_product_entry kp (mtr V) V q p hS kp), Hu. apply HS; lia. }
+  assert (HN : opbound b b (mmul n (mabs (mtr V)) (mabs V)) (aV * aV)).
+  { apply opbound_mul; [apply (opbound_transpose n b (mabs V)), HaV|exact HaV]. }
+  pose proof (entrywise_assembly b b (fun p q => mmul n (mtr V) V p q - St p q) (fun _ _ => 0) 0 0 (fun _ => 0)
+    (fun _ _ _ => 0) (fun _ => 0) (gamma hS) (mmul n (mabs (mtr V)) (mabs V)) (aV * aV) (INR kp * eta)
+    (opbound_zero b b) ltac:(intros; lia) ltac:(intros; lia) ltac:(apply gamma_nonneg; lra)
+    ltac:(intros; unfold mmul, mtr, mabs; apply rsum_nonneg; intros; apply Rmult_le_pos; apply Rabs_pos)
+    HN ltac:(apply Rmult_le_pos; [apply pos_INR|lra]) Hent) as HB.
+  apply (opbound_weaken _ _ _ _ _ HB). change (rsum 0 (fun t => 0 * 0)) with 0. rewrite sqrt_sq_nat.
+  rewrite fl_4_nat by exact Hk.
+  rewrite fl_nat_mul by exact Hkb.
+  replace (INR (4 * kp) * INR b * eta) with (INR (4 * kp * b) * eta) by (rewrite mult_INR; ring).
+  rewrite fl_nat_eta by (rewrite mult_INR; exact Hkb).
+  destruct HaV as [HaV0 _]. assert (0 <= gamma hS) by (apply gamma_nonneg; lra).
+  apply Rle_trans with (gamma hS * (aV * aV) + INR kp * eta * INR b); [right; ring|].
+  apply up_add.
+  - apply up_mul; [lra|]. split; [nra|]. apply step_up. lra.
+  - rewrite !mult_INR. replace (INR 4) with 4 by (simpl; ring). pose proof (pos_INR kp). pose proof (pos_INR b).
+    assert (0 <= INR kp * eta * INR b) by (apply Rmult_le_pos; [apply Rmult_le_pos|]; lra). nra.
 Qed.
