@@ -83,6 +83,8 @@ __all__ = [
     "GRAM_CHUNK",
     "GRAM_SMALL_CHUNK",
     "GRAM_SMALL_CHUNK_MAX_ORDER",
+    "AUTO_GRAM_CHUNK",
+    "auto_gram_chunk",
     "PER_CHUNK_POWER_MIN_ORDER",
     "PER_CHUNK_POWER_MIN_ENTRIES",
     "ALPHA_CHUNK",
@@ -123,8 +125,31 @@ GRAM_CHUNK = 256
 #: either way, 1536×384 within +5 %) with β 0.53× (γ_139 instead of γ_261); at 512×2048 +2 %, 768×3072 +11 %.
 GRAM_SMALL_CHUNK = 128
 GRAM_SMALL_CHUNK_MAX_ORDER = 448
+#: Mode ``auto`` (:func:`certify_gram`'s ``chunk``): Ĝ in column chunks of 256 at every order from
+#: TRIDIAGONAL_MIN_ORDER on (:func:`auto_gram_chunk`) — at m ≤ GRAM_SMALL_CHUNK_MAX_ORDER half as many chunk SYRKs,
+#: running-sum adds and per-chunk β steps as mode ``gram``'s 128, for β ≈ 1.9× (γ_261 instead of γ_139 at 384×1536).
+#: Measured (session 8, one thread, loaded machine, all-MiniLM-L6-v2's 12 FFN matrices, auto = Theorem G-T, per
+#: matrix min/median): 128: 25.5/27.5 ms, 256: 24.2/26.9, 512: 24.3/26.4; median relative width 1.2e-11 → 1.7e-11
+#: (256; max 5.7e-10 → 8.6e-10) or 2.7e-11 (512), 60× inside auto's target. At 768×3072 (GRAM_CHUNK = 256 already)
+#: 512 gained nothing measurable (Ĝ and β min 48.6 vs 49.0 ms). Mode ``gram`` keeps 128 below order 449, and so does
+#: ``auto`` below TRIDIAGONAL_MIN_ORDER (the Gram route costs < 1–4 ms there; small matrices are intersected with
+#: the fast chain).
+AUTO_GRAM_CHUNK = 256
 ALPHA_CHUNK = 128
 RESIDUAL_CHUNK = 128
+
+
+def auto_gram_chunk(shape: tuple[int, ...]) -> int | None:
+    """Mode ``auto``'s column-chunk length for Ĝ (:data:`AUTO_GRAM_CHUNK`), or None for the default by order.
+
+    :data:`AUTO_GRAM_CHUNK` from Gram order (the small side) :data:`TRIDIAGONAL_MIN_ORDER` on; below it the
+    default chunks of :func:`rounded_gram` (the same Ĝ as mode ``gram``). A speed choice: any chunk length is
+    sound (Lemma G.1 with k = b + q − 1).
+
+    >>> auto_gram_chunk((384, 1536)), auto_gram_chunk((64, 2000))
+    (256, None)
+    """
+    return AUTO_GRAM_CHUNK if min(int(shape[0]), int(shape[1])) >= TRIDIAGONAL_MIN_ORDER else None
 
 
 def unscaled_gram_ok(W: np.ndarray, amax: float | None = None) -> bool:
@@ -692,7 +717,8 @@ def _float_eigh(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def certify_gram(
-    Ws: np.ndarray, extra_residual: arb, scale_exponent: int, prefer_reconstruct: bool = False
+    Ws: np.ndarray, extra_residual: arb, scale_exponent: int, prefer_reconstruct: bool = False,
+    chunk: int | None = None,
 ) -> tuple[list[arb], arb, arb, arb, str] | None:
     """Gram certificate for a (scaled or unscaled) matrix; the ``_certify_dense`` contract.
 
@@ -723,6 +749,9 @@ def certify_gram(
         (:func:`~certbound.enclose.svd.meets_width_target`, and a median relative width
         ≤ :data:`RECONSTRUCT_MEDIAN_TARGET`, :func:`_meets_median_target`); else Theorem G-T
         on the same ``dsytrd`` output.
+    chunk : int, optional
+        Column-chunk length of Ĝ (:func:`rounded_gram`'s; mode ``auto`` passes
+        :func:`auto_gram_chunk`); default by order (:data:`GRAM_SMALL_CHUNK`, :data:`GRAM_CHUNK`).
 
     Returns
     -------
@@ -738,7 +767,7 @@ def certify_gram(
     """
     if Ws.shape[0] > Ws.shape[1]:
         Ws = Ws.T  # σ(W) = σ(Wᵀ); work with the small side
-    G, beta = rounded_gram(Ws, extra_residual)
+    G, beta = rounded_gram(Ws, extra_residual, chunk=chunk)
     # IEEE addition propagates NaN/±∞, so a finite sum means every entry is finite (a non-finite sum of finite
     # entries, an overflow, is decided entrywise).
     if not (np.isfinite(G.sum()) or np.all(np.isfinite(G))):

@@ -840,7 +840,8 @@ def _certify_auto(
     from certbound.enclose import gram  # lazy: gram imports this module
 
     if isinstance(res_g, str):
-        res_g = gram.certify_gram(Ws, extra_residual, scale_exponent, prefer_reconstruct=True)
+        res_g = gram.certify_gram(Ws, extra_residual, scale_exponent, prefer_reconstruct=True,
+                                  chunk=gram.auto_gram_chunk(Ws.shape))
     if res_g is not None and meets_width_target(res_g[0]) and not _auto_small(Ws.shape):
         return res_g
     res_f = _certify_dense(Ws, "fast", extra_residual, scale_exponent, source)
@@ -870,7 +871,9 @@ def _certify_matrix(
         from certbound.enclose import gram  # lazy: gram imports this module
 
         if gram.unscaled_gram_ok(A, amax):
-            res_g = gram.certify_gram(A, arb(0), 0, prefer_reconstruct=mode == "auto")
+            auto = mode == "auto"
+            res_g = gram.certify_gram(A, arb(0), 0, prefer_reconstruct=auto,
+                                      chunk=gram.auto_gram_chunk(A.shape) if auto else None)
             if res_g is not None and (mode == "gram" or (meets_width_target(res_g[0]) and not _auto_small(A.shape))):
                 return res_g
     Ws, sexp, exact = power_of_two_scaling(A, inplace=owned)
