@@ -167,3 +167,31 @@ Proof.
     + unfold Rdiv. apply Rmult_le_pos; [lra | left; apply Rinv_0_lt_compat; lra].
     + apply up_div; lra.
 Qed.
+
+(** ** The hull balls of [svd._hull_balls] ([proofs/enclosure.md] §1, Balls)
+
+    For float ends [lo], [hi] and ANY float [m] (the code's
+    [fl(fl(lo/2) + fl(hi/2))]), [r = nextafter(max(|fl(hi - m)|,
+    |fl(m - lo)|), +inf)] satisfies [m - r <= lo] and [hi <= m + r], so the
+    ball [arb(m, r)] (radius rounded up by Arb: F6) contains [[lo, hi]]. *)
+Lemma abs_fl : forall x, Rabs (fl x) = fl (Rabs x).
+Proof.
+  intros x. unfold Rabs at 2. destruct (Rcase_abs x) as [Hx|Hx].
+  - rewrite fl_opp. apply Rabs_left1. rewrite <- fl_0. apply fl_le. lra.
+  - apply Rabs_pos_eq. rewrite <- fl_0. apply fl_le. lra.
+Qed.
+
+Theorem hull_ball_radius : forall lo hi m, format lo -> format hi -> format m ->
+  let r := succ (Rmax (Rabs (fl (hi - m))) (Rabs (fl (m - lo)))) in
+  m - r <= lo /\ hi <= m + r.
+Proof.
+  intros lo hi m Hlo Hhi Hm r.
+  assert (HF : forall x, format (Rabs (fl x))) by (intros x; apply generic_format_abs, fl_format).
+  assert (HM : format (Rmax (Rabs (fl (hi - m))) (Rabs (fl (m - lo))))).
+  { unfold Rmax. destruct (Rle_dec _ _); apply HF. }
+  assert (Hup : forall x, Rabs (fl x) <= Rmax (Rabs (fl (hi - m))) (Rabs (fl (m - lo))) -> Rabs x <= r).
+  { intros x Hx. unfold r. eapply Rle_trans; [apply (one_step_outward (Rabs x))|].
+    apply succ_le; [auto with typeclass_instances|apply fl_format|exact HM|]. rewrite <- abs_fl. exact Hx. }
+  pose proof (Hup (hi - m) (Rmax_l _ _)) as H1. pose proof (Hup (m - lo) (Rmax_r _ _)) as H2.
+  apply Rabs_le_inv in H1. apply Rabs_le_inv in H2. lra.
+Qed.
