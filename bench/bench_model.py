@@ -69,7 +69,9 @@ peak is shown as such), so it is the pipeline's own high-water mark on top of
 the loaded matrices (``--no-rss`` skips it). The BLAS environment is left as found (the judged setting is the
 default environment); ``--threads N`` limits BLAS to N threads for the whole
 run, for comparison. The median relative width of the certified σᵢ ≥
-1e-2·σ₁ is printed per mode, and for each float pipeline the largest
+1e-2·σ₁ is printed per mode (``--records-split`` adds, per mode and part, one
+more certbound run split into the kernel's generator, the dense matrices' ‖·‖_{2,1},
+the spectral sums, the JSON forms and the rest), and for each float pipeline the largest
 distance of its σᵢ ≥ 1e-2·σ₁ from the certified (auto) enclosures, relative
 to σᵢ (its error there, up to the enclosure width).
 """
@@ -270,6 +272,53 @@ def certbound_pipeline(mode: str) -> Callable[[list[Any]], list[dict[str, Any]]]
     return run
 
 
+#: The names in certbound.pipeline._spectrum that :func:`records_split` times, by the component they belong to.
+_SPLIT_COMPONENTS = {"norm_21": "dense norm_21", "norms_and_schatten_intervals": "spectral sums",
+                     "norms_and_schatten_intervals_of_many": "spectral sums", "ball_to_json": "JSON forms",
+                     "float_interval_to_json": "JSON forms"}
+
+
+def records_split(ms: list[Any], mode: str) -> dict[str, float]:
+    """CPU seconds of one (c) call on ``ms`` by component: the kernel's generator, and outside it ‖·‖_{2,1} of
+    the dense matrices, the spectral sums, the JSON forms and the rest (records' dicts, batching, the pipeline).
+
+    A diagnostic run after the timed repeats (``--records-split``): the functions of
+    ``certbound.pipeline._spectrum`` that make the records are wrapped with timers for the call (two clock
+    reads per call, ≈ 1 µs, counted in "rest"); the sum of the components is the call's CPU time.
+    """
+    from certbound.pipeline import _spectrum
+
+    spent: dict[str, float] = {"kernel": 0.0, **{c: 0.0 for c in _SPLIT_COMPONENTS.values()}}
+    saved = {name: getattr(_spectrum, name) for name in _SPLIT_COMPONENTS}
+
+    def wrap(name: str) -> Callable[..., Any]:
+        f, comp = saved[name], _SPLIT_COMPONENTS[name]
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c = time.process_time()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                spent[comp] += time.process_time() - c
+
+        return timed
+
+    for name in saved:
+        setattr(_spectrum, name, wrap(name))
+    run = certbound_pipeline(mode)
+    KERNEL_CPU.clear()
+    c = time.process_time()
+    try:
+        run(ms)
+    finally:
+        for name, f in saved.items():
+            setattr(_spectrum, name, f)
+    total = time.process_time() - c
+    spent["kernel"] = KERNEL_CPU[-1]
+    spent["rest"] = total - sum(spent.values())
+    return spent
+
+
 def certbound_sigma_only(mode: str) -> Callable[[list[Any]], list[Any]]:
     """(c′): the kernel enclosures of every matrix as ``certify_theory_matrices`` makes them, no records."""
 
@@ -421,6 +470,9 @@ def main() -> int:
                     help=argparse.SUPPRESS)  # the old spelling, as the CLI's --mode
     ap.add_argument("--threads", type=int, help="limit BLAS to this many threads for the whole run")
     ap.add_argument("--no-rss", action="store_true", help="skip the per-pipeline peak-RSS child processes")
+    ap.add_argument("--records-split", action="store_true",
+                    help="after the timed repeats, split one certbound run per part and mode into kernel, dense "
+                         "norm_21, spectral sums, JSON forms and the rest (timers on the record functions)")
     ap.add_argument("--_child", help=argparse.SUPPRESS)
     ap.add_argument("--_path", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -468,6 +520,12 @@ def main() -> int:
                     cpu[name][part].append(time.process_time() - c)
                     if KERNEL_CPU:
                         outside[name][part].append(cpu[name][part][-1] - KERNEL_CPU[-1])
+        splits: dict[str, dict[str, dict[str, float]]] = {}
+        if args.records_split:
+            for md in modes:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    splits[md] = {part: records_split(sub, md) for part, sub in parts.items()}
         rss: dict[str, str] = {}
         if not args.no_rss:
             for name in pipes:
@@ -514,6 +572,10 @@ def main() -> int:
             split = " ".join(f"{part} {med(outside, full, part):.3f}" for part in parts)
             print(f"  the same runs, CPU outside the kernel's enclosure generator (records and pipeline; the heads' "
                   f"norm_21 counts as kernel): {med(outside, full):.3f} ({split})")
+    for md, by_part in splits.items():
+        print(f"split of one certbound-{md} run (--records-split; CPU ms):")
+        for part, sp in by_part.items():
+            print(f"  {part:<6} " + ", ".join(f"{k} {1e3 * v:.1f}" for k, v in sp.items()))
     print("(width: median of (upper - lower)/mid over certified sigma_i >= 1e-2 sigma_1, all matrices / dense only;"
           "\n float err: max distance of a float pipeline's sigma_i >= 1e-2 sigma_1 from the certified auto enclosure,"
           " relative to sigma_i)")
