@@ -833,19 +833,32 @@ def _householder_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     dg, off, lam = np.zeros((h, d)), np.zeros((h, d - 1)), np.zeros((h, d))
     ok = np.zeros(h, dtype=bool)
     lwork = _dsytrd_lwork(d)
+    dsytrd, dorgqr, dsterf = _lapack.dsytrd, _lapack.dorgqr, _lapack.dsterf  # (module attributes: patchable)
+    # tridiagonal.tridiagonal_from_reflectors' dorgqr layout, its buffers made once: reflector i (v(i+1) = 1, v(i+2:)
+    # below c's subdiagonal) is column i+1 of a d×d array whose column 0 is the identity reflector (τ = 0), so
+    # dorgqr returns Q̂ = H₀H₁⋯ = [[1, 0], [0, Q₁]] in place.
+    V = np.zeros((d, d), order="F")
+    t = np.zeros(d)
     for j in range(h):
         try:
-            c, dj, ej, tau, info = _lapack.dsytrd(M[j], lower=1, lwork=lwork)  # (module attribute: patchable)
+            c, dj, ej, tau, info = dsytrd(M[j], lower=1, lwork=lwork)
+            if info != 0:
+                continue
+            V[:, 0] = 0.0
+            V[0, 1:] = 0.0
+            V[1:, 1:] = c[1:, :-1]
+            t[1:] = tau[: d - 1]
+            q, _work, info = dorgqr(V, t, lwork=max(64 * d, 1))
+            if info != 0:
+                continue
+            lj, info = dsterf(dj, ej) if d > 1 else (dj.copy(), 0)  # (f2py copies d and e: dj, ej stay T's)
         except (ValueError, np.linalg.LinAlgError):
             continue
         if info != 0:
             continue
-        res = tridiagonal_from_reflectors(c, dj, ej, tau)  # None for a LAPACK error or non-finite d, e
-        lj = None if res is None else _dsterf(res[1], res[2])
-        if lj is None:
-            continue
-        Qt[j], dg[j], off[j], lam[j] = res[0].T, res[1], res[2], lj
+        Qt[j], dg[j], off[j], lam[j] = q.T, dj, ej, lj
         ok[j] = True
+    ok &= np.isfinite(dg).all(axis=1) & np.isfinite(off).all(axis=1)  # (Q̂'s finiteness: its bounds are tested)
     Qt[~ok] = np.eye(d)
     return Qt.transpose(0, 2, 1), dg, off, lam, ok
 
