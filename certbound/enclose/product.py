@@ -61,7 +61,7 @@ from certbound.enclose._stacked import down, up
 from certbound.enclose.fperror import ETA
 from certbound.enclose.gram import SHIFT_SPREAD, _outward_sqrt, _outward_squares
 from certbound.enclose.quantities import _norm_21_from_gram_stack, _norm_21_from_quadratic_forms, norm_21_of_products
-from certbound.enclose.tridiagonal import _dsterf, tridiagonal_eigenvalue_bounds, tridiagonal_from_reflectors
+from certbound.enclose.tridiagonal import tridiagonal_eigenvalue_bounds
 from certbound.enclose.svd import (
     AUTO_RELATIVE_TARGET,
     AUTO_SPECTRUM_FRACTION,
@@ -806,15 +806,16 @@ def _theorem_g_ends(M: np.ndarray, beta: np.ndarray, eps: np.ndarray, ok: np.nda
 def _householder_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per slice: Q̂, d, e with ``M̂ ≈ Q̂ tridiag(e, d, e) Q̂ᵀ`` and approximate eigenvalues (LAPACK, nothing assumed).
 
-    ``dsytrd`` (lower triangle, optimal blocked workspace), then Q̂ by
-    :func:`~certbound.enclose.tridiagonal.tridiagonal_from_reflectors` (``dorgqr``), then ``dsterf`` for the
-    approximations — the floats of :func:`~certbound.enclose.tridiagonal.householder_tridiagonal` and of
-    :func:`~certbound.enclose.tridiagonal.tridiagonal_eigenvalue_bounds`' default shifts. Lemma 11.3 bounds
-    everything about them a posteriori (proofs/enclosure.md §11).
+    ``dsytrd`` (lower triangle, optimal blocked workspace), then Q̂ by ``dorgqr`` in the layout of
+    :func:`~certbound.enclose.tridiagonal.tridiagonal_from_reflectors`, then ``dsterf`` for the approximations —
+    the floats of :func:`~certbound.enclose.tridiagonal.householder_tridiagonal` and of
+    :func:`~certbound.enclose.tridiagonal.tridiagonal_eigenvalue_bounds`' default shifts, the LAPACK routines
+    called as ``scipy.linalg.lapack`` attributes. Lemma 11.3 bounds everything about them a posteriori
+    (proofs/enclosure.md §11).
 
     Parameters
     ----------
-    M : ndarray (h, d, d), d ≥ 2
+    M : ndarray (h, d, d)
 
     Returns
     -------
