@@ -887,6 +887,8 @@ def _theorem_gt_ends(M: np.ndarray, beta: np.ndarray, eps: np.ndarray, ok: np.nd
     As :func:`_theorem_g_ends` (α and e those of Q̂ and T; never None).
     """
     h, d, _ = M.shape
+    if not np.all(ok):
+        M = np.where(ok[:, None, None], M, np.eye(d))  # failed slices: a harmless stand-in for LAPACK
     Q, dg, off, lam, done = _householder_stack(M)
     ok = ok & done
     aQ = np.abs(Q)

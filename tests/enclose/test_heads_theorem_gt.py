@@ -273,3 +273,14 @@ def test_theorem_gt_is_taken_from_the_threshold_on(monkeypatch):
         encs, _, _ = P._certify_stack_theorem_g(As, Bs)
         assert all(e is not None for e in encs)
     assert [s[1] for s in calls] == [P.THEOREM_GT_MIN_INNER]
+
+
+def test_theorem_gt_route_refuses_overflow_and_keeps_the_others(theorem_gt):
+    """A slice whose Gram matrix overflows (M̂ non-finite) is refused; the other slices of the stack are certified."""
+    rng = np.random.default_rng(15)
+    As, Bs = _factors(rng, 3, 10, 8, 3)
+    As[1] = As[1] * 2.0**520
+    encs, _, _ = P._certify_stack_theorem_g(As, Bs)
+    assert encs[1] is None and encs[0] is not None and encs[2] is not None
+    for j in (0, 2):
+        _assert_contains_exactly(encs[j], As[j], Bs[j])
