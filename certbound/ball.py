@@ -1164,20 +1164,48 @@ def nonnegative_interval(lo: arb, hi: arb) -> arb:
     >>> lower_fraction(x), upper_fraction(x) >= 1
     (Fraction(0, 1), True)
     """
-    lq = lower_fraction(lo)
-    l = lq if lq is not None and lq > 0 else Fraction(0)
-    h = upper_fraction(hi)
-    if h is None:
-        return _fraction_ball(l).union(arb.pos_inf())
-    if h <= l:
-        return _exact_ball(l)
+    # The ends as integers n·2^e (no Fraction normalisation): the same exact values, the same Arb calls below.
+    lp = _end_pair(lo, -1)
+    ln, le = lp if lp is not None and lp[0] > 0 else (0, 0)
+    hp = _end_pair(hi, 1)
+    if hp is None:
+        return _fraction_ball(_pair_fraction(ln, le)).union(arb.pos_inf())
+    hn, he = hp
+    e = min(le, he)
+    ln, hn = ln << (le - e), hn << (he - e)  # both on the grid 2^e
+    if hn <= ln:
+        return _exact_pair_ball(ln, e)
     with working_precision(DEFAULT_PREC):
-        z = arb(0, _exact_ball((h - l) / 2).upper())  # radius rounded up: R ≥ (h − l)/2
-    R = _dyadic(z.rad())
-    mid = l + R
-    bits = max(mid.numerator.bit_length(), mid.denominator.bit_length(), DEFAULT_PREC) + 64
+        z = arb(0, _exact_pair_ball(hn - ln, e - 1).upper())  # radius rounded up: R ≥ (h − l)/2
+    rn, re_ = (int(t) for t in z.rad().man_exp())
+    f = min(e, re_)
+    mid = (ln << (e - f)) + (rn << (re_ - f))  # l + R on the grid 2^f
+    bits = max(mid.bit_length(), DEFAULT_PREC) + 64
     with working_precision(bits):
-        return _exact_ball(mid) + z  # exact midpoint sum, radius R: [l, l + 2R]
+        return _exact_pair_ball(mid, f) + z  # exact midpoint sum, radius R: [l, l + 2R]
+
+
+def _end_pair(x: arb, side: int) -> tuple[int, int] | None:
+    """The exact lower (``side`` −1) or upper (+1) end ``mid ∓ rad`` of a finite ball as ``(n, e)``, n·2^e; None if
+    not finite (the pair :func:`lower_fraction` / :func:`upper_fraction` give as a Fraction)."""
+    if not x.is_finite():
+        return None
+    mm, me = (int(t) for t in x.mid().man_exp())
+    rm, re_ = (int(t) for t in x.rad().man_exp())
+    if not rm:
+        return mm, me
+    e = min(me, re_)
+    return (mm << (me - e)) + side * (rm << (re_ - e)), e
+
+
+def _pair_fraction(n: int, e: int) -> Fraction:
+    return Fraction(n << e) if e >= 0 else Fraction(n, 1 << -e)
+
+
+def _exact_pair_ball(n: int, e: int) -> arb:
+    """n·2^e as an exact ball (:func:`_exact_ball`'s value, precision raised to hold it)."""
+    with working_precision(max(ctx.prec, max(abs(n).bit_length(), DEFAULT_PREC) + 8)):
+        return arb(n) * arb(2) ** e
 
 
 def _exact_ball(q: Fraction) -> arb:
