@@ -203,3 +203,56 @@ def test_brackets_of_subnormal_eigenvalues_just_inside_a_grid_point(fn, bits):
     got = f(dg, off, np.array([g, 3 * g]), 0.0)
     assert got is not None, "the stacked path certifies this slice"
     _check_brackets(dg, off, *got, (fn, bits))
+
+
+# ------------- a shift where the float Sturm count is wrong: only Lemma S's ρ keeps the bracket valid
+
+# (d, e, μ, j, float count, exact count): normalised T (max|T| = 1.5), μ within a few ulps of λⱼ (ascending, 0-based),
+# where the float recurrence counts one eigenvalue too few (low shifts) or too many (high shifts). Found by scanning
+# 81 floats around each eigenvalue of random / Wilkinson-like T; the premise is re-checked below (IEEE is deterministic).
+_MISCOUNTS = [
+    (['-0x1.f20387630795ep-1', '0x1.1d0a20d4d1b83p+0', '0x1.36f02a51e3ce6p-2', '-0x1.8000000000000p+0',
+      '-0x1.fa27d20215478p-3', '-0x1.3d1e0694ffb25p-4', '-0x1.41ece02a5e68dp+0'],
+     ['0x1.bbdf6f381820fp-1', '-0x1.6d827feb658e9p+0', '-0x1.9ba43a21eda4fp-2', '0x1.fad1b1cbe033ap-5',
+      '-0x1.0688e97205f86p-2', '0x1.487c2155aac1dp-2'], '0x1.44568d684bbdcp-3', 5, 5, 6),
+    (['0x1.6db6db6db6db6p-1', '0x1.e79e79e79e79dp-2', '0x1.e79e79e79e79dp-3', '0x0.0p+0', '0x1.e79e79e79e79dp-3',
+      '0x1.e79e79e79e79dp-2', '0x1.6db6db6db6db6p-1'], ['0x1.8000000000000p+0'] * 6, '-0x1.a8902b7021f9cp+0', 1, 1, 2),
+    (['0x1.6db6db6db6db6p-1', '0x1.e79e79e79e79dp-2', '0x1.e79e79e79e79dp-3', '0x0.0p+0', '0x1.e79e79e79e79dp-3',
+      '0x1.e79e79e79e79dp-2', '0x1.6db6db6db6db6p-1'], ['0x1.8000000000000p+0'] * 6, '-0x1.6745e3c00014ap-1', 2, 3, 2),
+    (['0x1.7af08bc346de4p+0', '0x1.93c2234ecf5e5p-2', '0x1.5ce3fa11acf3cp-2', '0x1.8000000000000p+0',
+      '0x1.d4777b7fcbcafp-1', '0x1.d92cc9dc2c893p-1'],
+     ['-0x1.6be1dd4b26dfcp+0', '-0x1.aaad1caf17eccp-2', '-0x1.52bf40b4ac2a4p+0', '-0x1.f431be85b49e8p-1',
+      '-0x1.d2ff91cd78467p-1'], '0x1.0b434b6303f42p-3', 2, 3, 2),
+]
+
+
+def _approx_hitting(mu: float, rho: float, low: bool) -> float:
+    """λ̂ with fl(λ̂ ∓ δ(λ̂)) == μ for the brackets' δ = fl(fl(0 + 2ρ) + 8·ulp(λ̂)) (spread 0)."""
+    lam = mu + 2 * rho + 8 * np.spacing(abs(mu)) if low else mu - 2 * rho - 8 * np.spacing(abs(mu))
+    for _ in range(200):
+        delta = (0.0 + 2.0 * rho) + 8.0 * np.spacing(abs(lam))
+        got = lam - delta if low else lam + delta
+        if got == mu:
+            return lam
+        lam = np.nextafter(lam, -np.inf if got > mu else np.inf)
+    raise AssertionError("no approximation puts the shift on μ")
+
+
+@pytest.mark.parametrize("fn", ["stacked", "per-matrix"])
+@pytest.mark.parametrize("case", range(len(_MISCOUNTS)))
+def test_brackets_from_a_shift_the_float_recurrence_miscounts(case, fn):
+    from certbound.enclose.tridiagonal import sturm_counts
+    from tests.enclose.exact_tridiagonal import count_below
+
+    dh, eh, muh, j, fc, ec = _MISCOUNTS[case]
+    dg, off, mu = np.array([float.fromhex(x) for x in dh]), np.array([float.fromhex(x) for x in eh]), float.fromhex(muh)
+    c, v = sturm_counts(dg, off, np.array([mu]))
+    assert bool(v[0]) and int(c[0]) == fc and count_below(dg, off, mu) == ec, "premise: the float count is off by one"
+    low = fc == j  # a low shift for λⱼ that (wrongly) certifies λⱼ ≥ μ; else a high shift certifying λⱼ ≤ μ
+    rho = float(np.nextafter(_stacked._sturm_rho_factor() * np.abs(off).max(), np.inf))
+    approx = np.linalg.eigvalsh(np.diag(dg) + np.diag(off, 1) + np.diag(off, -1))
+    approx[j] = _approx_hitting(mu, rho, low)
+    got = _bracket_functions()[fn](dg, off, approx, 0.0)
+    if got is None:
+        return
+    _check_brackets(dg, off, *got, (fn, case))
