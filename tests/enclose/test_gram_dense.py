@@ -657,3 +657,22 @@ def test_auto_with_the_real_theorem_g_r(kind):
         if auto.mode == "gram-tri":
             lo, hi = _auto_theorem_gt_ends(W)
             assert np.array_equal(auto.lower, lo) and np.array_equal(auto.upper, hi)
+
+
+def test_auto_uses_its_own_gram_chunks(monkeypatch):
+    """Mode auto's Ĝ is rounded_gram(chunk=AUTO_GRAM_CHUNK) from order TRIDIAGONAL_MIN_ORDER on (its β is that
+    β exactly), mode gram's the default chunks; below the order both use the default; both enclosures are valid."""
+    rng = np.random.default_rng(21)
+    W = 0.02 * rng.standard_normal((200, 900))
+    s = np.linalg.svd(W, compute_uv=False)
+    auto = svd_mod.enclose_singular_values(W, mode="auto")
+    gram = svd_mod.enclose_singular_values(W, mode="gram")
+    assert gram_mod.auto_gram_chunk(W.shape) == gram_mod.AUTO_GRAM_CHUNK
+    assert auto.beta.upper() == rounded_gram(W, chunk=gram_mod.AUTO_GRAM_CHUNK)[1].upper()
+    assert gram.beta.upper() == rounded_gram(W)[1].upper() != auto.beta.upper()
+    for enc in (auto, gram):  # float SVD far inside both (widths ≥ 1e-12 relative, SVD error ≈ 1e-15)
+        assert np.all(enc.lower <= s * (1 - 1e-14)) and np.all(s * (1 + 1e-14) <= enc.upper)
+    small = 0.02 * rng.standard_normal((100, 900))
+    assert gram_mod.auto_gram_chunk(small.shape) is None
+    a, g = (svd_mod.enclose_singular_values(small, mode=md) for md in ("auto", "gram"))
+    assert a.beta.upper() == g.beta.upper()
