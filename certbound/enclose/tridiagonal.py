@@ -24,6 +24,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.linalg.lapack as _lapack
 from flint import arb
@@ -359,7 +361,8 @@ def _sturm_guarded(d: np.ndarray, s: np.ndarray, mu: np.ndarray) -> tuple[np.nda
 def sturm_perturbation(e: np.ndarray) -> float:
     """Float ρ ≥ 2·max|eᵢ|·(√((1+u)²/(1−u)³) − 1) ≥ ‖T̄(μ) − T‖₂ for every valid shift (Lemma S).
 
-    Evaluated in Arb and rounded up (≈ 5u·max|eᵢ|).
+    ``succ(fl(K·max|eᵢ|))`` with a float K ≥ 2(√((1+u)²/(1−u)³) − 1) from Arb, rounded up once
+    (:func:`_rho_factor`; Lemma 10.1): ≈ 5u·max|eᵢ|, without an Arb evaluation per call (≈ 85 µs).
 
     Parameters
     ----------
@@ -382,9 +385,19 @@ def sturm_perturbation(e: np.ndarray) -> float:
     emax = float(np.max(np.abs(e)))
     if emax == 0:
         return 0.0
+    if not np.isfinite(emax):
+        return float("inf")  # (NaN included)
+    # succ(fl(K·emax)) ≥ K·emax ≥ 2·emax·(√(…) − 1) (Lemma 10.1; K from Arb once); +∞ for a non-finite emax.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.nextafter(_rho_factor() * emax, np.inf))
+
+
+@functools.lru_cache(maxsize=1)
+def _rho_factor() -> float:
+    """A float K ≥ 2(√((1+u)²/(1−u)³) − 1) (Lemma S's ρ per unit of max|eᵢ|), evaluated in Arb and rounded up once."""
     with working_precision():
         u = arb(2) ** -53
-        return float_upper(2 * arb(emax) * (((1 + u) ** 2 / (1 - u) ** 3).sqrt() - 1))
+        return float_upper(2 * (((1 + u) ** 2 / (1 - u) ** 3).sqrt() - 1))
 
 
 def gershgorin_bounds(d: np.ndarray, e: np.ndarray) -> tuple[float, float]:

@@ -246,6 +246,11 @@ def test_sturm_perturbation_is_an_upper_bound():
     assert (rho / 14 + 1) ** 2 >= (1 + U) ** 2 / (1 - U) ** 3
     assert rho < 14 * 3 * U  # and it is ≈ 5u·max|e|, not more
     assert tri.sturm_perturbation(np.zeros(3)) == 0.0
+    # every magnitude, subnormal to huge (the float K·max|e| rounded up, no Arb per call), exactly in Fractions
+    for emax in (5e-324, 2.0**-1070 * 3, 1e-300, 0.1, 1.0 + 2.0**-52, 7.0, 1e300, 1.7e308):
+        r = tri.sturm_perturbation(np.array([emax, -emax / 2]))
+        assert np.isfinite(r) and (Fraction(r) / (2 * Fraction(emax)) + 1) ** 2 >= (1 + U) ** 2 / (1 - U) ** 3
+    assert tri.sturm_perturbation(np.array([1.0, np.nan])) == np.inf == tri.sturm_perturbation(np.array([np.inf]))
 
 
 def test_gershgorin_bounds_are_outward():
