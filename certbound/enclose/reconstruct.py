@@ -267,6 +267,15 @@ def _abs_norm_sq_upper(aA: np.ndarray, rows: int) -> np.ndarray:
     return np.where(np.isnan(r), _INF, r)
 
 
+def _stack_matvec(F: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """fl(F_j v_j) for a stack F (K, p, q) and v (K, q); through F's contiguous orientation (a transposed view
+    is multiplied from the left): each entry one dot product of length q either way (Lemma 2.2, any order)."""
+    Ft = F.transpose(0, 2, 1)
+    if not F.flags.c_contiguous and Ft.flags.c_contiguous:
+        return np.matmul(v[:, None, :], Ft)[:, 0, :]
+    return np.matmul(F, v[:, :, None])[:, :, 0]
+
+
 def _chain_norm_sq_upper(factors: list[np.ndarray]) -> np.ndarray:
     """Per block, a float ≥ ‖N_j‖₂² for N_j = F₁F₂⋯F_m with nonnegative stacked factors ``F_i`` (K, p_i, q_i).
 
@@ -277,17 +286,18 @@ def _chain_norm_sq_upper(factors: list[np.ndarray]) -> np.ndarray:
         K, q = factors[-1].shape[0], factors[-1].shape[2]
         v = np.ones((K, q))
         for F in reversed(factors):
-            v = _inflate(np.matmul(F, v[:, :, None])[:, :, 0], F.shape[2])
+            v = _inflate(_stack_matvec(F, v), F.shape[2])
         for F in factors:
-            v = _inflate(np.matmul(v[:, None, :], F)[:, 0, :], F.shape[1])
+            v = _inflate(_stack_matvec(F.transpose(0, 2, 1), v), F.shape[1])
         r = v.max(axis=1)
     return np.where(np.isnan(r), _INF, r)
 
 
 def _frobenius_sq_upper(A: np.ndarray) -> np.ndarray:
     """Per block, a float ≥ ‖A_j‖_F² for a stack A (K, p, q): Lemma 2.2 on the squares (any order)."""
+    f = np.ascontiguousarray(A).reshape(A.shape[0], 1, -1)
     with np.errstate(over="ignore", invalid="ignore"):
-        s = np.einsum("kij,kij->k", A, A)
+        s = np.matmul(f, f.transpose(0, 2, 1))[:, 0, 0]            # one dot product per slice (any order)
         return _inflate(s, A.shape[1] * A.shape[2])
 
 
@@ -304,7 +314,8 @@ def _spectral_norm_upper_stack(A: np.ndarray, levels: int = NORM_SQUARINGS) -> n
         Gs = [A]
         for i in range(levels):
             Gi = Gs[-1]
-            Gs.append(np.matmul(Gi, Gi.transpose(0, 2, 1)) if i == 0 else np.matmul(Gi.transpose(0, 2, 1), Gi))
+            Git = np.ascontiguousarray(Gi.transpose(0, 2, 1))   # contiguous operands: numpy's fast stacked path
+            Gs.append(np.matmul(Gi, Git) if i == 0 else np.matmul(Git, Gi))
         fro2 = [_frobenius_sq_upper(Gi) for Gi in Gs]
         B = _sqrt_up(fro2[-1])
         for i in range(levels - 1, -1, -1):
@@ -403,36 +414,35 @@ def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chu
     """
     b = block
     nref = k - 2                        # reflector k−2 acts on one entry (τ = 0 in LAPACK): never used
-    used = tau[:nref] != 0
     starts = list(range(0, nref, b))
     K = len(starts)
     kp = -(-k // chunk) * chunk         # rows padded to whole chunks (zeros: exact)
     # Stacks: slab j holds V_jᵀ (U_jᵀ) as a C-ordered b×kp array, i.e. V_j F-ordered with leading dimension kp.
-    # A block's used reflectors come first; rows ≥ n_j and the columns of unused slots are zero.
-    Vs = np.zeros((K, b, kp))
-    ns = np.zeros(K, dtype=np.int64)
-    bs = np.zeros(K, dtype=np.int64)
-    full_mask = np.arange(b + 1)[None, :] <= np.arange(b)[:, None]   # zeros at and above each reflector's 1
-    for j, s in enumerate(starts):
-        sel = used[s:min(s + b, nref)]
-        n = k - s                        # working block X[s:, s:]; row 0 of V (index s) is zero
-        if sel.all():
-            bj = sel.size
-            Vt = Vs[j, :bj, :n]          # Vᵀ (bj × n)
-            Vt[:, 1:] = c[s + 1:, s:s + bj].T
-            Vt[:, :bj + 1][full_mask[:bj, :bj + 1]] = 0.0
-            Vt[np.arange(bj), np.arange(1, bj + 1)] = 1.0
-        else:
-            loc = np.flatnonzero(sel)
-            bj = loc.size
-            if bj == 0:
-                continue
-            Vt = Vs[j, :bj, :n]
-            Vt[:, 1:] = c[s + 1:, s + loc].T
-            top = int(loc.max()) + 2
-            Vt[:, :top][np.arange(top)[None, :] <= loc[:, None]] = 0.0
-            Vt[np.arange(bj), loc + 1] = 1.0
-        ns[j], bs[j] = n, bj
+    # Slot i of block j is reflector s_j + i: Vs[j, i, r] = c[s_j + r, s_j + i], gathered for all blocks by one
+    # strided copy from a zero-padded copy of cᵀ (local rows ≥ n_j read the padding: zero); then the entries at
+    # and above each reflector's 1 are written (0, 1), so c is read only strictly below its subdiagonal (§1).
+    ld = k + kp
+    P = np.zeros((k + b, ld))
+    P[:k, :k] = c.T
+    Vs = np.lib.stride_tricks.as_strided(P, shape=(K, b, kp), strides=(8 * b * (ld + 1), 8 * ld, 8)).copy()
+    del P
+    w = min(b + 1, kp)
+    head = Vs[:, :, :w]
+    head[:, np.arange(w)[None, :] <= np.arange(b)[:, None]] = 0.0
+    ii = np.arange(min(b, kp - 1))
+    head[:, ii, ii + 1] = 1.0
+    # Used slots: reflector s_j + i exists (≤ k − 3) and τ ≠ 0 (τ = 0: H = I, left out).
+    up = np.zeros(K * b, dtype=bool)
+    up[:nref] = tau[:nref] != 0
+    used = up.reshape(K, b)
+    bs = used.sum(axis=1).astype(np.int64)
+    Vs[~used] = 0.0
+    # A block's used reflectors come first (§1): compact the (rare) blocks with a τ = 0 slot before a used one.
+    for j in np.flatnonzero(np.any(used[:, 1:] & ~used[:, :-1], axis=1)).tolist():
+        loc = np.flatnonzero(used[j])
+        Vs[j, :loc.size] = Vs[j, loc]
+        Vs[j, loc.size:] = 0.0
+    ns = np.where(bs > 0, k - np.asarray(starts, dtype=np.int64), 0)
     live = np.arange(b)[None, :] < bs[:, None]                      # (K, b): the used slots
     small = np.zeros((5, K, b, b))      # T, S̃, R̃, Z, M
     Ts, Ss, Rs = small[0], small[1], small[2]
@@ -446,12 +456,15 @@ def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chu
         diag = np.arange(b)
         Rs[:, diag, diag] = 0.5 * Ss[:, diag, diag]
         np.add(Rs, Rs.transpose(0, 2, 1), out=Ss)
-        # T_j = triu(fl(R̃_j⁻¹)) on the used slots (unused slots: identity for the inversion, then 0).
-        try:
-            Tinv = np.linalg.inv(Rs + (~live)[:, :, None] * np.eye(b))
-        except np.linalg.LinAlgError:
-            return None
-        Ts[:] = np.triu(Tinv) * (live[:, :, None] & live[:, None, :])
+        # T_j = triu(fl(R̃_j⁻¹)) on the used slots (unused slots: identity for the inversion, then 0), by LAPACK
+        # dtrtri on R̃_jᵀ (lower; its C-ordered slab is F-ordered): any float upper-triangular T_j is valid (§1).
+        Rinv = Rs + (~live)[:, :, None] * np.eye(b)
+        for j in range(K):
+            inv_t, info = _lapack.dtrtri(Rinv[j].T, lower=1)
+            if info != 0:
+                return None
+            Ts[j] = inv_t.T
+        Ts[:] = np.where(live[:, :, None] & live[:, None, :], np.triu(Ts), 0.0)
         # U_j = fl(V_j T_jᵀ), i.e. slab U_jᵀ = T_j V_jᵀ, inner b in chunks of chunk_u (Lemma 2.5).
         # Running sum over the chunks C of the inner index: U ← fl(U + fl(T[:, C] V[C])) (one rounding per chunk).
         Us = np.matmul(Ts[:, :, :chunk_u], Vs[:, :chunk_u])
@@ -489,11 +502,14 @@ def _static_bounds(d: np.ndarray, e: np.ndarray, Vs: np.ndarray, Us: np.ndarray,
         g_b = _gamma_up(bs[act])                                        # inner b: M, H, fl(R̃T)
         out["g_b"] = g_b
         out["g_5"] = _gamma_up(2 * bs[act] + 1)                         # dsyr2k: x − Σ of 2b products
-        absV = np.abs(Vs)
-        aV = _sqrt_up(_abs_norm_sq_upper(absV, kp))          # ≥ ‖|V|‖₂ (Collatz–Wielandt)
-        aU = _sqrt_up(_abs_norm_sq_upper(np.abs(Us), kp))    # ≥ ‖|U|‖₂
-        t2 = _spectral_norm_upper_stack(Ts)                  # ≥ ‖T_j‖₂ (Lemma T6)
-        s2 = _spectral_norm_upper_stack(Ss)                  # ≥ ‖S̃_j‖₂
+        nK = Vs.shape[0]
+        absVU = np.empty((2 * nK, b, kp))                    # |V_j|ᵀ and |U_j|ᵀ in one stack (exact)
+        absV = np.abs(Vs, out=absVU[:nK])
+        np.abs(Us, out=absVU[nK:])
+        aVU = _sqrt_up(_abs_norm_sq_upper(absVU, kp))        # ≥ ‖|V_j|‖₂, ‖|U_j|‖₂ (Collatz–Wielandt)
+        aV, aU = aVU[:nK], aVU[nK:]
+        ts2 = _spectral_norm_upper_stack(np.concatenate((Ts, Ss)))   # ≥ ‖T_j‖₂, ‖S̃_j‖₂ (Lemma T6)
+        t2, s2 = ts2[:nK], ts2[nK:]
         aT = np.abs(Ts)
         # Lemma R.1: F = R̃T − I; fl(R̃T) − I is exact when its diagonal lies in [1/2, 2] (Sterbenz).
         P = np.matmul(Rs, Ts)
@@ -577,32 +593,48 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
     X = np.zeros((k, k), order="F")
     X[np.arange(k), np.arange(k)] = d
     X[np.arange(1, k), np.arange(k - 1)] = e
+    # The BLAS calls of Lemma R.3's table on raw addresses (the operands are the F-ordered views named in the
+    # comments: X[r:, c:] with leading dimension k, V_j, U_j, Y, W, the chunk buffer with leading dimension kp).
+    blas = _fortran_blas()
+    gemm, symm, syr2k = blas["dgemm"], blas["dsymm"], blas["dsyr2k"]
+    iv = _Ints6()
+    ip = ctypes.addressof(iv)
+    i1p, i2p, i3p, i4p, i5p, i6p = ip, ip + 4, ip + 8, ip + 12, ip + 16, ip + 20
+    N_, T_, L_ = _CH[b"N"], _CH[b"T"], _CH[b"L"]
+    one, zero, mone = _DB[1.0], _DB[0.0], _DB[-1.0]
+    x0, y0, w0, cb0 = X.ctypes.data, Yb.ctypes.data, Wb.ctypes.data, Cb.ctypes.data
+    slab = 8 * b * kp
+
+    def xa(r: int, col: int) -> int:
+        return x0 + 8 * (r + col * k)
+
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         for j in range(K - 1, -1, -1):
             bj, n, s = int(bs[j]), int(ns[j]), starts[j]
             if bj == 0:
                 continue
-            Vt = Vs[j, :bj, :n]
-            V, U = Vt.T, Us[j, :bj, :n].T
+            v0, u0 = Vs.ctypes.data + j * slab, Us.ctypes.data + j * slab   # V_j, U_j: n × bj, ld kp
             # Y = fl(X̃[s:, s:] U), Z = fl(VᵀY), M = fl(T Z), H = fl(V M), W = fl(Y − fl(H/2)).
-            Y = Yb[:bj, :n].T
             if n > 2 * symm_chunk:
                 # Y = Σ_C X̃[:, C] U[C] (Lemma 2.5): per chunk C = [i0, i1) of the local index, the diagonal
                 # block by dsymm, the rows below by dgemm, the rows above from the stored X̃[C, :i0] (transposed);
-                # the first chunk writes Y, later ones a buffer that is added (one rounding per chunk).
-                Cv = Cb[:bj, :n].T
+                # the first chunk writes Y, later ones the buffer that is added (one rounding per chunk).
                 for i0 in range(0, n, symm_chunk):
                     i1 = min(i0 + symm_chunk, n)
-                    dst = Y if i0 == 0 else Cv
-                    Uc = U[i0:i1]
-                    _symm_lower(X[s + i0:s + i1, s + i0:s + i1], Uc, dst[i0:i1])
-                    if i1 < n:
-                        _gemm(X[s + i1:, s + i0:s + i1], Uc, dst[i1:])
-                    if i0 > 0:
-                        _gemm(X[s + i0:s + i1, s:s + i0].T, Uc, dst[:i0])
-                        np.add(Y, Cv, out=Y)
+                    dst = y0 if i0 == 0 else cb0
+                    uc = u0 + 8 * i0
+                    iv[0], iv[1], iv[2], iv[3], iv[4] = i1 - i0, bj, k, kp, kp   # dsymm: X[C, C]·U[C] → dst[C]
+                    symm(L_, L_, i1p, i2p, one, xa(s + i0, s + i0), i3p, uc, i4p, zero, dst + 8 * i0, i5p)
+                    if i1 < n:                                  # dgemm: X[s+i1:, C]·U[C] → dst[i1:]
+                        iv[0], iv[1], iv[2], iv[3], iv[4], iv[5] = n - i1, bj, i1 - i0, k, kp, kp
+                        gemm(N_, N_, i1p, i2p, i3p, one, xa(s + i1, s + i0), i4p, uc, i5p, zero, dst + 8 * i1, i6p)
+                    if i0 > 0:                                  # dgemm: X[C, s:s+i0]ᵀ·U[C] → dst[:i0]
+                        iv[0], iv[1], iv[2], iv[3], iv[4], iv[5] = i0, bj, i1 - i0, k, kp, kp
+                        gemm(T_, N_, i1p, i2p, i3p, one, xa(s + i0, s), i4p, uc, i5p, zero, dst, i6p)
+                        np.add(Yb[:bj, :n], Cb[:bj, :n], out=Yb[:bj, :n])
             else:
-                _symm_lower(X[s:, s:], U, Y)
+                iv[0], iv[1], iv[2], iv[3], iv[4] = n, bj, k, kp, kp
+                symm(L_, L_, i1p, i2p, one, xa(s, s), i3p, u0, i4p, zero, y0, i5p)
             Yt = Yb[:bj, :n]
             Z = Zs[j, :bj, :bj]
             if n > 2 * chunk:
@@ -611,42 +643,45 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
                 Vc = Vs[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
                 np.sum(np.matmul(Vc, Yc.transpose(0, 2, 1)), axis=0, out=Z)   # Z = VᵀY by row chunks
             else:
-                np.matmul(Vt, Y, out=Z)
+                np.matmul(Vs[j, :bj, :n], Yt.T, out=Z)
             M = Ms[j, :bj, :bj]
             np.matmul(Ts[j, :bj, :bj], Z, out=M)
             Wt = Wb[:bj, :n]
-            np.matmul(M.T, Vt, out=Wt)                               # Hᵀ = fl(MᵀVᵀ), i.e. H = fl(V M)
-            Wv = Wt.T
+            np.matmul(M.T, Vs[j, :bj, :n], out=Wt)                 # Hᵀ = fl(MᵀVᵀ), i.e. H = fl(V M)
             np.multiply(Wt, 0.5, out=Wt)                             # fl(H/2)
             np.subtract(Yt, Wt, out=Wt)                              # W = fl(Y − fl(H/2))
-            yw[0, j] = np.einsum("ij,ij->", Yt, Yt)
-            yw[1, j] = np.einsum("ij,ij->", Wt, Wt)
-            _syr2k_lower_minus(V, Wv, X[s:, s:])
+            # ‖Y‖_F², ‖W‖_F² as one dot product each over the contiguous rows (the padding beyond n is zero:
+            # Yb/Wb columns ≥ n were never written, the blocks run with n increasing).
+            fy, fw = Yb[:bj].reshape(1, -1), Wb[:bj].reshape(1, -1)
+            yw[0, j] = np.matmul(fy, fy.T)[0, 0]
+            yw[1, j] = np.matmul(fw, fw.T)[0, 0]
+            iv[0], iv[1], iv[2], iv[3], iv[4] = n, bj, kp, kp, k      # dsyr2k: X[s:, s:] − V Wᵀ − W Vᵀ (lower)
+            syr2k(L_, N_, i1p, i2p, mone, v0, i3p, w0, i4p, one, xa(s, s), i5p)
     return _Reconstruction(X, Vs, Us, small, yw, ns, bs, starts, st)
-
-
-_PANEL = 128
 
 
 def _residual_sq_upper(G: np.ndarray, X: np.ndarray) -> float:
     """A float ≥ ‖G − Â₀‖_F², Â₀ the symmetric matrix of X's lower triangle, for ANY float G (proof §4).
 
-    By column panels J: the diagonal block G[J, J] − sym(X[J, J]), the block below G[j₁:, J] − X[j₁:, J]
-    and the block to the right G[J, j₁:] − X[j₁:, J]ᵀ, each a rounded subtraction (|g − a| ≤ |fl(g − a)|/(1 − u)
-    is applied by the caller), the sums of squares by Lemma 2.2 (any order), accumulated with one step up.
-    G need not be symmetric: every entry of G − Â₀ is summed.
+    With X₀ := X − diag(X) (X's strict upper triangle is zero; the diagonal is set aside and restored):
+    D = fl(G − X₀ᵀ), its diagonal replaced by fl(g_ii − x_ii), then D ← fl(D − X₀). Entry (i, j), i < j, is
+    fl(fl(g − x_ji) − 0), i > j: fl(fl(g − 0) − x_ij) — subtracting 0 is exact — so every entry of D is ONE
+    rounded subtraction g_ij − â_ij (|g − a| ≤ |fl(g − a)|/(1 − u) is applied by the caller). The sum of
+    squares is one dot product (Lemma 2.2, any order). G need not be symmetric: every entry is summed.
     """
     k = G.shape[0]
-    tot = 0.0
+    idx = np.arange(k)
+    dg = X[idx, idx].copy()
     with np.errstate(over="ignore", invalid="ignore"):
-        for j0 in range(0, k, _PANEL):
-            j1 = min(j0 + _PANEL, k)
-            XJ = X[j0:j1, j0:j1]
-            parts = [G[j0:j1, j0:j1] - (np.tril(XJ) + np.tril(XJ, -1).T)]   # sym(tril) is exact (adds zeros)
-            if j1 < k:
-                parts += [G[j1:, j0:j1] - X[j1:, j0:j1], G[j0:j1, j1:] - X[j1:, j0:j1].T]
-            for D in parts:
-                tot = float(_up(tot + float(_inflate(np.einsum("ij,ij->", D, D), D.size))))
+        X[idx, idx] = 0.0
+        try:
+            D = np.subtract(G, X.T)                # X.T: C-ordered, X₀'s strict lower triangle mirrored above
+            np.subtract(D, X, out=D)               # below the diagonal fl(g − x_ij); elsewhere − 0 (exact)
+        finally:
+            X[idx, idx] = dg
+        D[idx, idx] = G[idx, idx] - dg             # the diagonal: fl(g_ii − x_ii)
+        f = D.reshape(1, -1) if D.flags.c_contiguous else D.T.reshape(1, -1)
+        tot = float(_inflate(np.matmul(f, f.T)[0, 0], k * k))
     return tot if np.isfinite(tot) else _INF
 
 
