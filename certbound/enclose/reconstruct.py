@@ -6,11 +6,12 @@ Theorem G-T (proofs/enclosure-gram.md §1a) holds for *any* real Q̂. Mode
 ‖Ĝ − Q̂TQ̂ᵀ‖₂ (half a GEMM and |·| passes). Theorem G-R
 (proofs/enclosure-reconstruct.md) takes instead the *exact* real matrix
 
-    Q := Q₁⋯Q_K,    Q_j := I − V_j T_j V_jᵀ,
+    Q := Q₁⋯Q_K,    Q_j := I − V_j Ũ_jᵀ,    Ũ_j := fl(V_j T_jᵀ),
 
 defined by the float reflectors V_j of ``dsytrd`` (blocks of
-:data:`RECONSTRUCT_BLOCK`) and float upper-triangular T_j of our own; Q is
-never formed. α comes from b×b quantities per block (Lemmas R.1, R.2), and e
+:data:`RECONSTRUCT_BLOCK`), float upper-triangular T_j of our own and the
+float Ũ_j; Q is never formed. α comes from b×b quantities per block (Lemmas
+R.1, R.1′, R.2), and e
 from one floating-point reconstruction Â₀ ≈ QTQᵀ (the blocks applied to T in
 reverse, BLAS-3: ``dsymm`` + ``dsyr2k``) with an a-priori bound on its
 rounding (Lemmas R.3, R.4) plus the computed ‖Ĝ − Â₀‖₂. The a-priori bound
@@ -334,9 +335,10 @@ def reconstruction_bounds(
 ) -> tuple[float, float] | None:
     """Floats ``(α, ē)`` with ‖QᵀQ − I‖₂ ≤ α < 1 and ‖G − QTQᵀ‖₂ ≤ ē for the exact Q of Theorem G-R; or None.
 
-    Q := Q₁⋯Q_K with Q_j = I − V_jT_jV_jᵀ: V_j the reflectors of ``c`` in block j
+    Q := Q₁⋯Q_K with Q_j = I − V_jŨ_jᵀ: V_j the reflectors of ``c`` in block j
     (``block`` consecutive indices, τ = 0 ones left out), T_j = fl((striu S̃_j + ½diag S̃_j)⁻¹)
-    with S̃_j = fl(V_jᵀV_j) (``np.linalg.inv``, stacked; any float T_j would do). α by Lemmas R.1–R.2 (b×b
+    with S̃_j = fl(V_jᵀV_j) (``dtrtri`` per block; any float T_j would do) and the float Ũ_j = fl(V_jT_jᵀ).
+    α by Lemmas R.1, R.1′, R.2 (b×b
     quantities), ē = ‖G − Â₀‖₂ (computed, rigorous) + the a-priori bound of Lemmas R.3–R.4 on
     the rounding of the reconstruction Â₀ = fl(QTQᵀ) (proofs/enclosure-reconstruct.md §2–§4).
 
@@ -397,7 +399,7 @@ class _Reconstruction(NamedTuple):
     X: np.ndarray          # lower triangle: Â₀ (strict upper: untouched zeros)
     Vs: np.ndarray         # (K, b, kp)
     Us: np.ndarray         # (K, b, kp)
-    small: np.ndarray      # (5, K, b, b): T, S̃, R̃, Z, M
+    small: np.ndarray      # (4, K, b, b): T, S̃, R̃, M
     yw: np.ndarray         # (2, K): fl(‖Y_j‖_F²), fl(‖W_j‖_F²)
     ns: np.ndarray         # n_j = k − s_j (0: block unused)
     bs: np.ndarray         # b_j (reflectors used)
@@ -407,7 +409,7 @@ class _Reconstruction(NamedTuple):
 
 def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chunk_u: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], int] | None:
-    """V_j, S̃_j, R̃_j, T_j, U_j for all blocks at once (they depend on c only; proof §1, Lemma R.3's U).
+    """V_j, S̃_j, R̃_j, T_j, Ũ_j for all blocks at once (they depend on c only; proof §1).
 
     Returns ``(Vs, Us, small, ns, bs, starts, kp)`` (see :class:`_Reconstruction`), or None when the stacked
     inversion fails.
@@ -444,7 +446,7 @@ def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chu
         Vs[j, loc.size:] = 0.0
     ns = np.where(bs > 0, k - np.asarray(starts, dtype=np.int64), 0)
     live = np.arange(b)[None, :] < bs[:, None]                      # (K, b): the used slots
-    small = np.zeros((5, K, b, b))      # T, S̃, R̃, Z, M
+    small = np.zeros((4, K, b, b))      # T, S̃, R̃, M
     Ts, Ss, Rs = small[0], small[1], small[2]
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         # S̃_j = fl(V_jᵀV_j) as the sum of its row-chunk products (Lemma 2.5; all-zero chunks add exact zeros).
@@ -473,13 +475,14 @@ def _prepare(c: np.ndarray, tau: np.ndarray, k: int, block: int, chunk: int, chu
             for c0 in range(chunk_u, b, chunk_u):
                 np.matmul(Ts[:, :, c0:c0 + chunk_u], Vs[:, c0:c0 + chunk_u], out=part)
                 np.add(Us, part, out=Us)
+        Us[:, :, 0] = 0.0                # local row 0 (index s_j): V's is zero, so is Ũ's (written: Q_j's support)
     return Vs, Us, small, ns, bs, starts, kp
 
 
 def _static_bounds(d: np.ndarray, e: np.ndarray, Vs: np.ndarray, Us: np.ndarray, small: np.ndarray,
                    ns: np.ndarray, bs: np.ndarray, starts: list[int], chunk: int, symm_chunk: int,
                    chunk_u: int) -> dict | None:
-    """The bounds of Lemmas R.1, R.2 and R.3 that need only V, T, S̃, R̃, U, with Lemma R.4's ξ_j, φ_j, C (proof §5).
+    """The bounds of Lemmas R.1, R.1′, R.2 and R.3 that need only V, T, S̃, R̃, Ũ, with Lemma R.4's φ_j, C (proof §5).
 
     None when a block is refused (diagonal of fl(R̃T) outside [1/2, 2], ε_j ≥ 1, ∏(1 + ε_j) ≥ 2).
     """
@@ -495,11 +498,11 @@ def _static_bounds(d: np.ndarray, e: np.ndarray, Vs: np.ndarray, Us: np.ndarray,
     bb = bs[act].astype(np.float64)
     out: dict[str, Any] = {"act": act, "nb": nb, "bb": bb}
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
-        out["g_n"] = _gamma_up(_chunked_length(ns[act], symm_chunk))   # Y = X̃U: inner n, chunked (Lemma 2.5)
+        out["g_n"] = _gamma_up(_chunked_length(ns[act], symm_chunk))   # Y = X̃Ũ: inner n, chunked (Lemma 2.5)
         g_s = _gamma_up(_chunked_length(ns[act], chunk, always=True))   # S̃: row chunks always (Lemma 2.5 / 2.1)
-        out["g_c"] = _gamma_up(_chunked_length(ns[act], chunk))         # Z: row chunks when n > 2·chunk
-        g_u = _gamma_up(_chunked_length(bs[act], chunk_u, always=True)) # U: inner b in chunks
-        g_b = _gamma_up(bs[act])                                        # inner b: M, H, fl(R̃T)
+        out["g_c"] = _gamma_up(_chunked_length(ns[act], chunk))         # M = ŨᵀY: row chunks when n > 2·chunk
+        g_u = _gamma_up(_chunked_length(bs[act], chunk_u, always=True)) # Ũ: inner b in chunks
+        g_b = _gamma_up(bs[act])                                        # inner b: H, fl(R̃T)
         out["g_b"] = g_b
         out["g_5"] = _gamma_up(2 * bs[act] + 1)                         # dsyr2k: x − Σ of 2b products
         nK = Vs.shape[0]
@@ -523,7 +526,12 @@ def _static_bounds(d: np.ndarray, e: np.ndarray, Vs: np.ndarray, Us: np.ndarray,
         eS = _up(_up(g_s * _up(aV * aV)) + 4.0 * kp * bb * ETA)             # ≥ ‖S − S̃‖₂
         nu = _sqrt_up(_up(s2 + eS))                                          # ≥ ‖V‖₂
         K_ = _up(_up(2.0 * _up(t2 * F)) + _up(_up(t2 * t2) * eS))           # ≥ ‖K_j‖₂
-        eps = _up(K_ * _up(s2 + eS))                                          # Lemma R.1: ≥ ‖Q_jᵀQ_j − I‖₂
+        eps0 = _up(K_ * _up(s2 + eS))                                         # Lemma R.1: ≥ ‖Q⁰ᵀQ⁰ − I‖₂
+        rtn = _sqrt_up(nb * bb)
+        vt = _sqrt_up(_chain_norm_sq_upper([absV.transpose(0, 2, 1), aT.transpose(0, 2, 1)]))   # ≥ ‖|V||T|ᵀ‖₂
+        eU = _up(_up(g_u * vt) + 4.0 * bb * ETA * rtn)                       # ≥ ‖Ũ − VTᵀ‖₂
+        nue = _up(nu * eU)
+        eps = _up(_up(eps0 + _up(2.0 * _up(_sqrt_up(_up(1.0 + eps0)) * nue))) + _up(nue * nue))   # Lemma R.1′
         if not np.all(eps < 1.0):
             return None
         Pr = 1.0
@@ -536,29 +544,28 @@ def _static_bounds(d: np.ndarray, e: np.ndarray, Vs: np.ndarray, Us: np.ndarray,
         e2 = np.append(_inflate(np.cumsum((e * e)[::-1])[::-1], k), 0.0)
         st = np.asarray(starts)[act]
         fT = _sqrt_up(_up(d2[st] + _up(2.0 * e2[st])))
-        gT = float(np.max(_up(_up(np.abs(d) + np.append(np.abs(e), 0.0)) + np.append(0.0, np.abs(e)))))
         cap = float(_up(2.0**-26 * _up(fT[0] + 2.0**-1000)))
         phi = _up(_up(fT * Pr) + _up(_sqrt_up(nb) * cap))    # ≥ ‖X̃[s:, s:]‖_F ≥ ‖|X̃[s:, s:]|‖₂
-        xi = _up(_up(gT * Pr) + cap)                          # ≥ ‖X̃[s:, s:]‖₂
-        rtn = _sqrt_up(nb * bb)
-        vt = _sqrt_up(_chain_norm_sq_upper([absV.transpose(0, 2, 1), aT.transpose(0, 2, 1)]))   # ≥ ‖|V||T|ᵀ‖₂
-        eU = _up(_up(g_u * vt) + 4.0 * bb * ETA * rtn)
-        eY = _up(_up(out["g_n"] * _up(phi * aU)) + 4.0 * nb * ETA * rtn)
+        eY = _up(_up(out["g_n"] * _up(phi * aU)) + 4.0 * nb * ETA * rtn)    # Y = fl(X̃Ũ): ≥ ‖E_Y‖₂
         hq = _up(0.5 * _up(1.0 + _sqrt_up(_up(1.0 + eps))))
-        out.update(aV=aV, aU=aU, t2=t2, s2=s2, F=F, eS=eS, nu=nu, eps=eps, Pr=Pr, cap=cap, phi=phi, xi=xi, rtn=rtn,
-                   vt=vt, eU=eU, eY=eY, hq=hq, kp=kp, b=b)
+        out.update(aV=aV, aU=aU, absV=absV, t2=t2, s2=s2, F=F, eS=eS, nu=nu, eps0=eps0, eps=eps, Pr=Pr, cap=cap,
+                   phi=phi, rtn=rtn, vt=vt, eU=eU, eY=eY, hq=hq, kp=kp, b=b)
     return out
 
 
-def _estimate_e(st: dict) -> float:
-    """A float estimate of the final a-priori E (not a bound): the dominant terms of Lemma R.3 (e_Y, ξe_U) × 1.3.
+#: :func:`_estimate_e`'s factor on the dominant term (measured, §7; a decision only).
+_ESTIMATE_FACTOR = 1.45
 
-    Measured (all-MiniLM-L6-v2 FFN, 768×3072 Gaussian; proofs/enclosure-reconstruct.md §7): the other terms
-    add 20–35 %.
+
+def _estimate_e(st: dict) -> float:
+    """A float estimate of the final a-priori E (not a bound): Lemma R.3's dominant term 2νh·e_Y, × _ESTIMATE_FACTOR.
+
+    The other terms (e_M, e_H, e_5) need the loop's Y, W; measured (proofs/enclosure-reconstruct.md §7) they add
+    a fairly constant share.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        dom = 2.0 * st["nu"] * st["hq"] * (st["eY"] + st["xi"] * st["eU"])
-        return float(1.3 * st["Pr"] * np.sum(dom))
+        dom = 2.0 * st["nu"] * st["hq"] * st["eY"]
+        return float(_ESTIMATE_FACTOR * st["Pr"] * np.sum(dom))
 
 
 def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau: np.ndarray, block: int,
@@ -570,7 +577,7 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
     function of each bounded product). V_j, S̃_j, T_j and U_j depend on c only, so they are formed
     for all blocks at once (stacked products, the same entrywise model per block) with the bounds
     that need only them; ``predict(estimate of ē)`` may then stop before the loop (returns None).
-    The loop does the X̃-dependent products Y, Z, M, H, W and the update.
+    The loop does the X̃-dependent products Y, M, H, W and the update.
     """
     k = G.shape[0]
     prep = _prepare(c, tau, k, block, chunk, chunk_u)
@@ -584,7 +591,7 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
         return None
     b = block
     K = len(starts)
-    Ts, Zs, Ms = small[0], small[3], small[4]
+    Ms = small[3]
     Yb = np.zeros((b, kp))              # Y and W of the current block (transposed), and a chunk buffer
     Wb = np.zeros((b, kp))
     Cb = np.zeros((b, kp))
@@ -614,7 +621,7 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
             if bj == 0:
                 continue
             v0, u0 = Vs.ctypes.data + j * slab, Us.ctypes.data + j * slab   # V_j, U_j: n × bj, ld kp
-            # Y = fl(X̃[s:, s:] U), Z = fl(VᵀY), M = fl(T Z), H = fl(V M), W = fl(Y − fl(H/2)).
+            # Lemma R.3: Y = fl(X̃[s:, s:] Ũ), M = fl(ŨᵀY), H = fl(V M), W = fl(Y − fl(H/2)), X̃ − VWᵀ − WVᵀ.
             if n > 2 * symm_chunk:
                 # Y = Σ_C X̃[:, C] U[C] (Lemma 2.5): per chunk C = [i0, i1) of the local index, the diagonal
                 # block by dsymm, the rows below by dgemm, the rows above from the stored X̃[C, :i0] (transposed);
@@ -636,16 +643,14 @@ def _reconstruct(G: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, tau
                 iv[0], iv[1], iv[2], iv[3], iv[4] = n, bj, k, kp, kp
                 symm(L_, L_, i1p, i2p, one, xa(s, s), i3p, u0, i4p, zero, y0, i5p)
             Yt = Yb[:bj, :n]
-            Z = Zs[j, :bj, :bj]
+            M = Ms[j, :bj, :bj]
             if n > 2 * chunk:
                 qn = -(-n // chunk)
                 Yc = Yb[:bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)   # Yb's padding stays 0
-                Vc = Vs[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
-                np.sum(np.matmul(Vc, Yc.transpose(0, 2, 1)), axis=0, out=Z)   # Z = VᵀY by row chunks
+                Uc = Us[j, :bj, :qn * chunk].reshape(bj, qn, chunk).transpose(1, 0, 2)
+                np.sum(np.matmul(Uc, Yc.transpose(0, 2, 1)), axis=0, out=M)   # M = ŨᵀY by row chunks
             else:
-                np.matmul(Vs[j, :bj, :n], Yt.T, out=Z)
-            M = Ms[j, :bj, :bj]
-            np.matmul(Ts[j, :bj, :bj], Z, out=M)
+                np.matmul(Us[j, :bj, :n], Yt.T, out=M)
             Wt = Wb[:bj, :n]
             np.matmul(M.T, Vs[j, :bj, :n], out=Wt)                 # Hᵀ = fl(MᵀVᵀ), i.e. H = fl(V M)
             np.multiply(Wt, 0.5, out=Wt)                             # fl(H/2)
@@ -697,28 +702,22 @@ def _bounds(G: np.ndarray, d: np.ndarray, e: np.ndarray, rec: _Reconstruction, c
     small, yw = rec.small, rec.yw
     if not np.all(act):
         small, yw = small[:, act], yw[:, act]
-    Ts, Zs, Ms = small[0], small[3], small[4]
-    aV, t2, nu, xi, phi, rtn, g_b = st["aV"], st["t2"], st["nu"], st["xi"], st["phi"], st["rtn"], st["g_b"]
+    Ms = small[3]
+    aV, aU, nu, phi, rtn, g_b = st["aV"], st["aU"], st["nu"], st["phi"], st["rtn"], st["g_b"]
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         yF = _sqrt_up(_inflate(yw[0], kp * b))                # ≥ ‖Y‖_F ≥ ‖|Y|‖₂
         wF = _sqrt_up(_inflate(yw[1], kp * b))                # ≥ ‖W‖_F ≥ ‖|W|‖₂
-        aT = np.abs(Ts)
-        tz = _sqrt_up(_chain_norm_sq_upper([aT, np.abs(Zs)]))                   # ≥ ‖|T||Z|‖₂
-        Vs = rec.Vs if np.all(act) else rec.Vs[act]
-        vm = _sqrt_up(_chain_norm_sq_upper([np.abs(Vs).transpose(0, 2, 1), np.abs(Ms)]))            # ≥ ‖|V||M|‖₂
-        eZ = _up(_up(st["g_c"] * _up(aV * yF)) + 4.0 * kp * ETA * bb)
-        eM = _up(_up(g_b * tz) + 2.0 * bb * ETA * bb)
-        eH = _up(_up(g_b * vm) + 2.0 * bb * ETA * rtn)
+        vm = _sqrt_up(_chain_norm_sq_upper([st["absV"].transpose(0, 2, 1), np.abs(Ms)]))   # ≥ ‖|V||M|‖₂
+        eM = _up(_up(st["g_c"] * _up(aU * yF)) + 4.0 * kp * ETA * bb)        # M = fl(ŨᵀY)
+        eH = _up(_up(g_b * vm) + 2.0 * bb * ETA * rtn)                        # H = fl(VM)
         eW = _up(_up(2.0 * _U * wF) + ETA * rtn)
         e5 = _up(_up(st["g_5"] * _up(phi + _up(2.0 * _up(aV * wF)))) + (4.0 * bb + 2.0) * ETA * nb)
-        dY = _up(st["eY"] + _up(xi * st["eU"]))
-        inner = _up(_up(_up(st["hq"] * dY) + _up(0.5 * _up(nu * _up(_up(t2 * eZ) + eM)))) + _up(_up(0.5 * eH) + eW))
-        delta = _up(e5 + _up(2.0 * _up(nu * inner)))
+        hq = st["hq"]
+        inner = _up(_up(_up(hq * st["eY"]) + _up(0.5 * _up(nu * eM))) + _up(_up(0.5 * eH) + eW))
+        delta = _up(e5 + _up(2.0 * _up(nu * inner)))       # Lemma R.3
         if _BREAKDOWN is not None:
-            hq = st["hq"]
-            _BREAKDOWN.update(st, e5=e5, eY=2 * nu * hq * st["eY"], xieU=2 * nu * hq * xi * st["eU"],
-                              eZ=nu * nu * t2 * eZ, eM=nu * nu * eM, eH=nu * eH, eW=2 * nu * eW, wF=wF, yF=yF,
-                              tz=tz, vm=vm, estimate=_estimate_e(st))
+            _BREAKDOWN.update(st, e5=e5, eY=2 * nu * hq * st["eY"], eM=nu * nu * eM, eH=nu * eH, eW=2 * nu * eW,
+                              wF=wF, yF=yF, vm=vm, estimate=_estimate_e(st))
         if not np.all(np.isfinite(delta)):
             return None
         tot = 0.0

@@ -37,10 +37,11 @@ import pytest
 from certbound.enclose import gram
 from certbound.enclose import reconstruct as rec
 from tests.enclose.exact_blas import HostileFortranBlas, HostileNumpy
-from tests.enclose.exact_inertia import fractions_of, lower_fraction, symmetric_norm_at_most, upper_fraction
+from tests.enclose.exact_inertia import (fractions_of, lower_fraction, matmul, symmetric_norm_at_most, transpose,
+                                         upper_fraction)
 from tests.enclose.exact_known import known_matrix
-from tests.enclose.exact_reflectors import (F, block_product, lower_reflectors, mat_sub, orthogonality_defect, qtqt,
-                                            wy_block)
+from tests.enclose.exact_reflectors import (F, block_product, identity, lower_reflectors, mat_sub, orthogonality_defect,
+                                            qtqt)
 
 # ---------------------------------------------------------------- the exact Q of the certificate
 
@@ -91,7 +92,7 @@ def exact_q(c: np.ndarray, tau: np.ndarray, block: int, record) -> list:
     k = c.shape[0]
     V, _ = lower_reflectors(c, tau)
     blocks = _blocks(tau, k, block)
-    Vs, Ts, bs, ns = np.asarray(record.Vs), np.asarray(record.small[0]), np.asarray(record.bs), np.asarray(record.ns)
+    Vs, bs, ns = np.asarray(record.Vs), np.asarray(record.bs), np.asarray(record.ns)
     active = [j for j in range(len(bs)) if bs[j] > 0]
     assert len(active) == len(blocks), ("one block of data per non-empty block", len(active), len(blocks))
     Qs = []
@@ -103,7 +104,9 @@ def exact_q(c: np.ndarray, tau: np.ndarray, block: int, record) -> list:
             assert [F(x) for x in Vj[:, l]] == [V[s + r][i] for r in range(n)], ("V_j is not proof §1's v_i", j, i)
         assert not np.any(Vs[j, :bj, n:]) and not np.any(Vs[j, bj:]), "padding of V_j not zero"
         Vbar = [[Fraction(0)] * bj for _ in range(s)] + [[F(x) for x in row] for row in Vj]
-        Qs.append(wy_block(Vbar, fractions_of(Ts[j, :bj, :bj])))
+        # s8-recon (Theorem G-R′, proof §1): Q_j = I − V̄_j Ū_jᵀ with the float Ũ_j = fl(V_j T_jᵀ) of the record.
+        Ubar = [[Fraction(0)] * bj for _ in range(s)] + [[F(x) for x in row] for row in np.asarray(record.Us)[j, :bj, :n].T]
+        Qs.append(mat_sub(identity(k), matmul(Vbar, transpose(Ubar))))
     return block_product(Qs)
 
 

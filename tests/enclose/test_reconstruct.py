@@ -39,19 +39,36 @@ def _fro2(A) -> Fraction:
 
 
 def _exact_q(rec, k: int):
-    """Q = Q₀Q₁⋯ with Q_j = I − V̄_j T_j V̄_jᵀ formed exactly from the code's floats (proof §1)."""
+    """Q = Q₀Q₁⋯ with Q_j = I − V̄_j Ū_jᵀ formed exactly from the code's floats V_j, Ũ_j (proof §1)."""
     Q = _eye(k)
     for j, s in enumerate(rec.starts):
         bj, n = int(rec.bs[j]), int(rec.ns[j])
         if bj == 0:
             continue
-        V = np.zeros((k, bj))
+        V, U = np.zeros((k, bj)), np.zeros((k, bj))
         V[s:, :] = rec.Vs[j, :bj, :n].T
-        T = rec.small[0, j, :bj, :bj]
-        Ve, Te = _exact(V), _exact(T)
-        Qj = _sub(_eye(k), _mul(_mul(Ve, Te), [list(r) for r in zip(*Ve)]))
+        U[s:, :] = rec.Us[j, :bj, :n].T
+        assert not np.any(rec.Vs[j, :, 0]) and not np.any(rec.Us[j, :, 0]), "row s_j of V_j, Ũ_j must be zero"
+        Qj = _sub(_eye(k), _mul(_exact(V), [list(r) for r in zip(*_exact(U))]))
         Q = _mul(Q, Qj)
     return Q
+
+
+def test_u_is_the_rounded_product_of_v_and_t():
+    # Ũ_j = fl(V_j T_jᵀ) up to Lemma 2.5's chunk model: |Ũ − VTᵀ| ≤ γ_{b_U}|V||T|ᵀ (exact check on one case).
+    W = np.random.default_rng(3).standard_normal((10, 30))
+    G = _sym_gram(W)
+    c, d, e, tau = reconstruct.householder_reflectors(G)
+    rec = reconstruct._reconstruct(G, c, d, e, tau, 3, 32, 128)
+    u = Fraction(1, 2**53)
+    for j, s in enumerate(rec.starts):
+        bj, n = int(rec.bs[j]), int(rec.ns[j])
+        V, T, U = rec.Vs[j, :bj, :n].T, rec.small[0, j, :bj, :bj], rec.Us[j, :bj, :n].T
+        exact = _mul(_exact(V), [list(r) for r in zip(*_exact(T))])
+        bound = _mul(_exact(np.abs(V)), [list(r) for r in zip(*_exact(np.abs(T)))])
+        for r in range(n):
+            for l in range(bj):
+                assert abs(Fraction(float(U[r, l])) - exact[r][l]) <= 3 * bj * u * bound[r][l] + Fraction(1, 2**1000)
 
 
 def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int, chunk_u: int = 8) -> None:
