@@ -71,7 +71,7 @@ def test_u_is_the_rounded_product_of_v_and_t():
                 assert abs(Fraction(float(U[r, l])) - exact[r][l]) <= 3 * bj * u * bound[r][l] + Fraction(1, 2**1000)
 
 
-def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int, chunk_u: int = 8) -> None:
+def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int, chunk_u: int | None = None) -> None:
     """α ≥ ‖QᵀQ − I‖_F, e_rec ≥ ‖Â₀ − QTQᵀ‖_F, e ≥ ‖G − QTQᵀ‖_F, all exactly (or the code refused)."""
     c, d, e, tau = ref
     k = G.shape[0]
@@ -80,7 +80,7 @@ def _check_exact(G: np.ndarray, ref, block: int, chunk: int, symm_chunk: int, ch
         return
     out = reconstruct._bounds(G, d, e, rec, chunk, symm_chunk)
     alpha, r, a_priori = out if out is not None else (None, None, None)
-    if chunk_u == 8:   # reconstruction_bounds' own path
+    if chunk_u is None:   # reconstruction_bounds' own path (Ũ unchunked)
         total = reconstruct.reconstruction_bounds(G, c, d, e, tau, block=block, chunk=chunk, symm_chunk=symm_chunk)
         assert (out is None) == (total is None)
         if out is None:
@@ -285,9 +285,9 @@ def test_predict_and_shared_reflectors():
         return True
 
     full = reconstruct.certify_reconstructed(G, beta, 0, block=4, reflectors=ref, predict=yes)
-    assert full is not None and len(seen) == 1
-    # the estimate is of the same order as the final a-priori ē (it decides, it does not bound)
-    assert 0.3 * float(full[2].upper()) <= seen[0] <= 3.0 * float(full[2].upper())
+    assert full is not None and len(seen) == 2       # from d, e only (before _prepare), then after the static bounds
+    # the estimates are of the same order as the final a-priori ē (they decide, they do not bound)
+    assert all(0.3 * float(full[2].upper()) <= x <= 3.0 * float(full[2].upper()) for x in seen)
     assert reconstruct.certify_reconstructed(G, beta, 0, block=4, reflectors=ref, predict=lambda est: False) is None
     # the shared reflectors give the same certificate as computing them inside
     own = reconstruct.certify_reconstructed(G, beta, 0, block=4)
@@ -311,3 +311,16 @@ def test_non_symmetric_gram_is_certified_from_all_entries():
     assert out is not None
     for ball, s in zip(out[0], _mp_singular_values(W)):
         assert mpmath.mpf(ball.lower()) <= s <= mpmath.mpf(ball.upper())
+
+
+def test_an_early_refusal_skips_the_preparation(monkeypatch):
+    # A refused G-R must be cheap (the auto hook at k = 384): predict's first call comes before _prepare.
+    W = np.random.default_rng(19).standard_normal((20, 50))
+    G, beta = rounded_gram(W)
+    ref = reconstruct.householder_reflectors(G)
+
+    def boom(*a, **kw):
+        raise AssertionError("_prepare ran although predict refused")
+
+    monkeypatch.setattr(reconstruct, "_prepare", boom)
+    assert reconstruct.certify_reconstructed(G, beta, 0, block=4, reflectors=ref, predict=lambda est: False) is None
