@@ -12,7 +12,8 @@ loaded as ``bench/bench_model.py`` does), and 768×3072 ``gaussian`` (0.02·N(0,
 shape) and ``trained`` (σᵢ ∝ i^-0.7) matrices. CPU (process) times, medians over ``--repeat``
 interleaved repeats; BLAS pinned to one thread before numpy is imported.
 
-Run: ``python bench/bench_reconstruct.py [--repeat 7] [--block 32] [--no-minilm] [--shapes 768x3072]``.
+Run: ``python bench/bench_reconstruct.py [--repeat 7] [--block 32] [--no-minilm] [--mpnet 4] [--shapes 768x3072]``
+(``--mpnet N``: the first N FFN matrices of all-mpnet-base-v2, trained 768×3072, when its data package is installed).
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ import numpy as np  # noqa: E402
 U = 2.0**-53
 
 
-def _minilm() -> list[np.ndarray]:
+def _dense_of(model: str) -> list[np.ndarray]:
+    """The dense (FFN) matrices of a packaged checkpoint, loaded as bench/bench_model.py does."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tempfile
 
     import bench_model
 
     with tempfile.TemporaryDirectory() as tmp:
-        ms, _ = bench_model.load_matrices(bench_model.resolve_model("all-MiniLM-L6-v2", tmp))
+        ms, _ = bench_model.load_matrices(bench_model.resolve_model(model, tmp))
     return [m.dense for m in ms if m.factors is None]
 
 
@@ -67,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--block", type=int, default=None, help="reflectors per block (default RECONSTRUCT_BLOCK)")
     ap.add_argument("--shapes", default="768x3072", help="synthetic shapes, comma-separated MxN ('' for none)")
     ap.add_argument("--no-minilm", action="store_true", help="skip all-MiniLM-L6-v2's FFN matrices")
+    ap.add_argument("--mpnet", type=int, default=0, metavar="N",
+                    help="also the first N FFN matrices (768×3072, trained) of all-mpnet-base-v2, if installed")
     args = ap.parse_args(argv)
 
     from certbound.ball import float_upper
@@ -75,7 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     block = args.block or reconstruct.RECONSTRUCT_BLOCK
     mats: list[tuple[str, np.ndarray]] = []
     if not args.no_minilm:
-        mats += [(f"MiniLM FFN {i} {W.shape[0]}x{W.shape[1]}", W) for i, W in enumerate(_minilm())]
+        mats += [(f"MiniLM FFN {i} {W.shape[0]}x{W.shape[1]}", W) for i, W in enumerate(_dense_of("all-MiniLM-L6-v2"))]
+    if args.mpnet:
+        try:
+            mp = _dense_of("all-mpnet-base-v2")[:args.mpnet]
+        except Exception as exc:  # noqa: BLE001 — an optional data package
+            print(f"(all-mpnet-base-v2 not available: {exc})")
+            mp = []
+        mats += [(f"mpnet FFN {i} {W.shape[0]}x{W.shape[1]}", W) for i, W in enumerate(mp)]
     for s in filter(None, args.shapes.split(",")):
         shape = tuple(int(x) for x in s.lower().split("x"))
         mats += [(f"{kind} {shape[0]}x{shape[1]}", _synthetic(shape, kind)) for kind in ("gaussian", "trained")]
