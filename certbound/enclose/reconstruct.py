@@ -208,19 +208,9 @@ def householder_reflectors(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     """
     if np.ndim(G) != 2 or np.shape(G)[0] != np.shape(G)[1]:
         raise ValueError(f"householder_reflectors: G must be a square matrix, got shape {np.shape(G)}")
-    k = G.shape[0]
-    if k < 2:
+    if G.shape[0] < 2:
         return None
-    try:
-        lw, info = _lapack.dsytrd_lwork(k, lower=1)
-        if info != 0:
-            return None
-        c, d, e, tau, info = _lapack.dsytrd(G, lower=1, lwork=max(int(lw), 1))
-    except (ValueError, np.linalg.LinAlgError):
-        return None
-    if info != 0 or not (np.all(np.isfinite(d)) and np.all(np.isfinite(e))):
-        return None
-    return np.asfortranarray(c), np.ascontiguousarray(d), np.ascontiguousarray(e), np.ascontiguousarray(tau)
+    return tridiagonal.dsytrd_lower(G)   # the optimal-lwork call shared with Theorem G-T
 
 
 # --------------------------------------------------------------------------- outward float helpers
