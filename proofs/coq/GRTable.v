@@ -1285,3 +1285,27 @@ Proof.
   - rewrite !mult_INR. replace (INR 4) with 4 by (simpl; ring). pose proof (pos_INR kp). pose proof (pos_INR b).
     assert (0 <= INR kp * eta * INR b) by (apply Rmult_le_pos; [apply Rmult_le_pos|]; lra). nra.
 Qed.
+
+(** The stacks pad a block's [b_j x b_j] matrices to [b x b] (zero rows
+    and columns): a bound for the padded matrix bounds its leading block
+    ([t2], [s2] of the live [T_j], [S~_j] from Lemma T6 on the padded stack). *)
+Lemma opbound_prefix : forall m n m' n' (A : nat -> nat -> R) c, (m <= m')%nat -> (n <= n')%nat ->
+  opbound m' n' A c -> opbound m n A c.
+Proof.
+  intros m n m' n' A c Hm Hn [Hc H]. split; [exact Hc|]. intros y.
+  set (y' := fun l => if lt_dec l n then y l else 0).
+  assert (Ey : forall i, mv n' A y' i = mv n A y i).
+  { intros i. unfold mv. replace n' with (n + (n' - n))%nat by lia. rewrite rsum_split.
+    rewrite (rsum_ext (n' - n) _ (fun _ => 0)) by (intros l Hl; unfold y'; destruct (lt_dec (n + l) n); [lia|ring]).
+    rewrite rsum_zero, Rplus_0_r. apply rsum_ext. intros l Hl. unfold y'. destruct (lt_dec l n); [reflexivity|lia]. }
+  assert (Ny : nsq n' y' = nsq n y).
+  { unfold nsq. replace n' with (n + (n' - n))%nat by lia. rewrite rsum_split.
+    rewrite (rsum_ext (n' - n) _ (fun _ => 0)) by (intros l Hl; unfold y'; destruct (lt_dec (n + l) n); [lia|ring]).
+    rewrite rsum_zero, Rplus_0_r. apply rsum_ext. intros l Hl. unfold y'. destruct (lt_dec l n); [reflexivity|lia]. }
+  specialize (H y'). rewrite Ny in H. eapply Rle_trans; [|exact H].
+  unfold nsq at 2. replace m' with (m + (m' - m))%nat by lia. rewrite rsum_split.
+  assert (0 <= rsum (m' - m) (fun c0 => mv n' A y' (m + c0)%nat * mv n' A y' (m + c0)%nat))
+    by (apply rsum_nonneg; intros; apply Rle_0_sqr).
+  unfold nsq. rewrite (rsum_ext m (fun j => mv n A y j * mv n A y j) (fun j => mv n' A y' j * mv n' A y' j)); [lra|].
+  intros i _. rewrite Ey. reflexivity.
+Qed.

@@ -995,3 +995,39 @@ Proof.
   - assert (r = 0) by lra. subst r. lra.
   - split; [apply step_down|apply step_up]; lra.
 Qed.
+
+(** ** The sign-bit count (cd9a2f4)
+
+    [_sturm_normalised] counts the sign bits ([Q.view(uint64) >> 63]: IEEE
+    754's sign field, Flocq's [Bsign]) instead of testing [q < 0].  For a
+    finite nonzero binary64 float the sign bit is set exactly when it is
+    negative ([sign_bit_negative]), so wherever the guard holds (every [q]
+    finite and nonzero; a NaN fails the [min |q| >= 2^-400] test, a zero
+    too) the two counts agree ([signcount_negcount]): every theorem above
+    about [negcount] is about the code's count. *)
+Lemma sign_bit_negative : forall x : b64, is_finite x = true -> B2R x <> 0 -> (BS.Bsign x = true <-> B2R x < 0).
+Proof.
+  intros [s|s| |s mx ex Hx] Hf Hz; simpl in Hf; try discriminate.
+  - simpl in Hz. lra.
+  - simpl. destruct s; simpl.
+    + split; [intros _|reflexivity]. apply F2R_lt_0. simpl. lia.
+    + split; [discriminate|]. intros H. exfalso. assert (0 < F2R (Float radix2 (Z.pos mx) ex)) by (apply F2R_gt_0; simpl; lia).
+      simpl in H. lra.
+Qed.
+
+Fixpoint signcount (f : nat -> b64) (m : nat) : nat :=
+  match m with
+  | O => O
+  | S m' => (signcount f m' + (if BS.Bsign (f m') then 1 else 0))%nat
+  end.
+
+Theorem signcount_negcount : forall f m, (forall i, (i < m)%nat -> is_finite (f i) = true /\ B2R (f i) <> 0) ->
+  signcount f m = negcount (fun i => B2R (f i)) m.
+Proof.
+  intros f m H. induction m as [|m IH]; [reflexivity|]. simpl.
+  rewrite IH by (intros i Hi; apply H; lia). f_equal.
+  destruct (H m ltac:(lia)) as [Hf Hz]. pose proof (sign_bit_negative (f m) Hf Hz) as E.
+  destruct (BS.Bsign (f m)); destruct (Rlt_dec (B2R (f m)) 0); try reflexivity.
+  - exfalso. apply n, E. reflexivity.
+  - exfalso. apply E in r. discriminate.
+Qed.
