@@ -15,7 +15,11 @@ bound the code evaluated for it, block by block (proofs/enclosure-reconstruct.md
   e_W + e_H/2 ≥ ‖W − (Y − VM/2)‖₂, e_5 ≥ ‖X′ − (X − VWᵀ − WVᵀ)‖₂, and the hypothesis
   φ ≥ ‖X‖_F of the block's input X;
 * Lemma R.3's conclusion Δ_j ≥ ‖X′ − QⱼXQⱼᵀ‖₂ for every block;
-* Lemma R.2: the product P ≥ ∏(1 + ε_j).
+* Lemma R.2: the product P ≥ ∏(1 + ε_j);
+* the compositions, exactly on the code's own term values: ε⁰ ≥ ‖Q⁰ⱼᵀQ⁰ⱼ − I‖₂ (Q⁰ = I − VTVᵀ), Lemma R.1′'s
+  ε ≥ ε⁰ + 2√(1 + ε⁰)νe_U + (νe_U)², h ≥ ½(1 + √(1 + ε)), Δ_j ≥ e_5 + 2ν(h·e_Y + ½ν·e_M + ½e_H + e_W), and
+  Lemma R.4's E ≥ P·Σ Δ_j, ē ≥ E — so that a mutant which drops a term or a factor where the terms are
+  *combined* fails too (the per-term checks alone cannot see that).
 
 All with exact rationals (Sylvester inertia, :mod:`tests.enclose.exact_inertia`), under the honest BLAS
 and under a legal worst-case BLAS (:mod:`tests.enclose.exact_blas`), where every entry's error is
@@ -37,7 +41,7 @@ import pytest
 from certbound.enclose import reconstruct as rec
 from tests.enclose.exact_blas import HostileFortranBlas, HostileNumpy, _int, _val, _view
 from tests.enclose.exact_inertia import fractions_of, matmul, norm_at_most, symmetric_norm_at_most, transpose
-from tests.enclose.exact_reflectors import F, identity, mat_sub
+from tests.enclose.exact_reflectors import F, identity, mat_sub, wy_block
 from tests.enclose.test_exact_reconstruct import _gram_input
 
 # The breakdown stores the terms weighted (e.g. ν²t·e_Z, each product rounded to nearest, no step up): un-weighting
@@ -59,7 +63,7 @@ class _Spy:
     one dsymm (X·U → Y) and one dsyr2k (X − VWᵀ − WVᵀ).
     """
 
-    def __init__(self, mp, blas: dict | None = None):
+    def __init__(self, mp, blas: dict | None = None, chunk_u: int | None = None):
         self.calls: list[dict] = []
         self.records: list = []
         inner = dict(blas if blas is not None else rec._fortran_blas())
@@ -82,6 +86,8 @@ class _Spy:
             self.calls[-1].update(V=V, W=W, Xb=before, Xa=_sym_lower(_view(c, n_, n_, _int(ldc))))
 
         def spy_reconstruct(*a, **kw):
+            if chunk_u is not None:  # Ũ's inner b in chunks (Lemma 2.5; the default is one product)
+                kw["chunk_u"] = chunk_u
             out = recon(*a, **kw)
             if out is not None:
                 self.records.append(out)
@@ -96,7 +102,7 @@ def _le(norm_ok, E, bound, what, slack=Fraction(1)):
     assert norm_ok(E, b), ("a term's bound is below the exact error it bounds", what, float(bound))
 
 
-def _check_terms(G, ref, block, chunk, spy, bd, what) -> dict:
+def _check_terms(G, ref, block, chunk, spy, bd, what, ebar=None) -> dict:
     """Every per-term bound of one reconstruction against its exact error; returns the measured ratios."""
     record = spy.records[0]
     st = record.static
@@ -173,11 +179,45 @@ def _check_terms(G, ref, block, chunk, spy, bd, what) -> dict:
         # Lemma R.3's conclusion for the block
         D = mat_sub(Xa, matmul(matmul(Qj, Xb), transpose(Qj)))
         _le(symmetric_norm_at_most, D, *delta(jj)[:1], ("Δ_j", tag), delta(jj)[1])
+        if "eps0" in st and "delta" in bd:  # session 8's form: the compositions, exactly, from the code's own floats
+            _check_compositions(V, T, n, {key: Fraction(float(arr[key][jj])) for key in ("eps0", "eps", "nu", "eU",
+                                                                                         "hq", "eY")},
+                                {key: raw(key, jj)[0] for key in ("e5", "eM", "eH", "eW")}, delta(jj)[0], tag)
         for key, E, bound in (("eY", E_Y, Fraction(float(arr["eY"][jj]))), ("e5", E_5, raw("e5", jj)[0])):
             mx = max((abs(x) for row in E for x in row), default=Fraction(0))
             ratios.setdefault(key, []).append(float(mx / bound) if bound else 0.0)
     assert Fraction(float(st["Pr"])) >= prod, ("P < ∏(1 + ε_j)", what)
+    if "acc" in bd and "delta" in bd:  # Lemma R.4: E = P·Σ Δ_j, evaluated upward; ē ≥ r + E ≥ E
+        total = sum((fr("delta", jj) for jj in range(K)), Fraction(0))
+        assert Fraction(float(bd["acc"])) >= Fraction(float(st["Pr"])) * total, ("acc < P·Σ Δ_j", what)
+        if ebar is not None:
+            assert Fraction(float(ebar)) >= Fraction(float(bd["acc"])), ("ē < the a-priori part", what)
     return ratios
+
+
+def _sqrt_at_least(y: Fraction, x: Fraction) -> bool:
+    """y ≥ √x (x ≥ 0), exactly."""
+    return y >= 0 and y * y >= x
+
+
+def _check_compositions(V, T, n, f: dict, r: dict, delta_j: Fraction, tag) -> None:
+    """The formulas of Lemma R.1, R.1′ and R.3 (proofs/enclosure-reconstruct.md §2–§3, session 8's form) evaluated
+    exactly on the code's own term values: each composed float must be ≥ its formula (every step rounded up).
+
+    A mutant that drops a term of Δ_j, or halves h, or leaves Ũ's rounding out of ε, passes every per-term check
+    above but fails here.
+    """
+    Q0 = wy_block(V, T)  # Lemma R.1's Q⁰ = I − VTVᵀ
+    _le(symmetric_norm_at_most, mat_sub(matmul(transpose(Q0), Q0), identity(n)), f["eps0"], ("ε⁰", tag))
+    ne = f["nu"] * f["eU"]
+    # ε ≥ ε⁰ + 2√(1 + ε⁰)·νe_U + (νe_U)²  (Lemma R.1′)
+    rest = f["eps"] - f["eps0"] - ne * ne
+    assert ne == 0 and rest >= 0 or ne > 0 and _sqrt_at_least(rest / (2 * ne), 1 + f["eps0"]), ("ε below R.1′", tag)
+    # h ≥ ½(1 + √(1 + ε))
+    assert _sqrt_at_least(2 * f["hq"] - 1, 1 + f["eps"]), ("h below ½(1 + √(1 + ε))", tag)
+    # Δ_j ≥ e_5 + 2ν(h·e_Y + ½ν·e_M + ½e_H + e_W)  (Lemma R.3)
+    formula = r["e5"] + 2 * f["nu"] * (f["hq"] * f["eY"] + f["nu"] * r["eM"] / 2 + r["eH"] / 2 + r["eW"])
+    assert delta_j >= formula, ("Δ_j below Lemma R.3's formula", tag, float(delta_j), float(formula))
 
 
 def _run(seed: int, cases: int, monkeypatch, how: str | None, max_k: int = 9, blocks=(1, 2, 3, 4, 32),
@@ -202,11 +242,11 @@ def _run(seed: int, cases: int, monkeypatch, how: str | None, max_k: int = 9, bl
                     h = how if how != "mixed" else str(rng.choice(["up", "down", "random", "sign", "shrink"]))
                     blas = HostileFortranBlas(h, rng).functions()
                     mp.setattr(rec, "np", HostileNumpy(h, rng, sums=True))
-                spy = _Spy(mp, blas)
+                spy = _Spy(mp, blas, chunk_u=[None, None, 1, 2, 3][int(rng.integers(0, 5))])
                 out = rec.reconstruction_bounds(G, *ref, block=block, chunk=chunk, symm_chunk=128)
             if out is None or not bd:
                 continue
-            _check_terms(G, ref, block, chunk, spy, bd, (k, block, chunk, how))
+            _check_terms(G, ref, block, chunk, spy, bd, (k, block, chunk, how), ebar=out[1])
             done += 1
     return done
 
@@ -290,7 +330,7 @@ def _run_lying_t(seed: int, cases: int, monkeypatch, how: str | None, blocks=(1,
                 out = rec.reconstruction_bounds(G, *ref, block=block, chunk=32, symm_chunk=128)
             if out is None or not bd:
                 continue
-            _check_terms(G, ref, block, 32, spy, bd, ("lying T", k, block, how))
+            _check_terms(G, ref, block, 32, spy, bd, ("lying T", k, block, how), ebar=out[1])
             done += 1
     return done
 
