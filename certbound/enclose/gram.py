@@ -146,6 +146,18 @@ def auto_gram_chunk(shape: tuple[int, ...]) -> int | None:
     default chunks of :func:`rounded_gram` (the same Ĝ as mode ``gram``). A speed choice: any chunk length is
     sound (Lemma G.1 with k = b + q − 1).
 
+    Parameters
+    ----------
+    shape : (m, n)
+        Shape of the matrix (either orientation: the Gram order is min(m, n)).
+
+    Returns
+    -------
+    int or None
+        The chunk length for :func:`certify_gram`'s ``chunk``, or None (its default).
+
+    Examples
+    --------
     >>> auto_gram_chunk((384, 1536)), auto_gram_chunk((64, 2000))
     (256, None)
     """
