@@ -41,7 +41,7 @@ import pytest
 from certbound.enclose import reconstruct as rec
 from tests.enclose.exact_blas import HostileFortranBlas, HostileNumpy, _int, _val, _view
 from tests.enclose.exact_inertia import fractions_of, matmul, norm_at_most, symmetric_norm_at_most, transpose
-from tests.enclose.exact_reflectors import F, identity, mat_sub, wy_block
+from tests.enclose.exact_reflectors import identity, mat_sub, wy_block
 from tests.enclose.test_exact_reconstruct import _gram_input
 
 # The breakdown stores the terms weighted (e.g. ν²t·e_Z, each product rounded to nearest, no step up): un-weighting
@@ -111,10 +111,10 @@ def _check_terms(G, ref, block, chunk, spy, bd, what, ebar=None) -> dict:
     assert len(spy.calls) == K, ("one dsymm + dsyr2k per active block (unchunked Y)", len(spy.calls), K)
     calls = spy.calls[::-1]  # the loop runs j = K−1 … 0
     arr = {}
-    for key, v in st.items():  # per-block arrays, and scalars (ξ = gP + C is one number) broadcast
+    for key, v in st.items():  # per-block arrays, and scalars (e.g. the cap C) broadcast
         if isinstance(v, (np.ndarray, np.floating, float)) and np.asarray(v).size in (1, K):
             arr[key] = np.broadcast_to(np.asarray(v, dtype=np.float64).reshape(-1), (K,))
-    nu, t2, hq = arr["nu"], arr["t2"], arr["hq"]
+    nu, t2 = arr["nu"], arr["t2"]
 
     def fr(key, jj):
         return Fraction(float(np.broadcast_to(np.asarray(bd[key], dtype=np.float64).reshape(-1), (K,))[jj]))
@@ -321,8 +321,9 @@ def _run_lying_t(seed: int, cases: int, monkeypatch, how: str | None, blocks=(1,
             bd: dict = {}
             with monkeypatch.context() as mp:
                 mp.setattr(rec, "_BREAKDOWN", bd)
-                base = np if how is None else HostileNumpy(how, rng, sums=True)
-                blas = None if how is None else HostileFortranBlas(how, rng).functions()
+                h = how if how != "mixed" else str(rng.choice(["up", "down", "random", "sign", "shrink"]))
+                base = np if how is None else HostileNumpy(h, rng, sums=True)
+                blas = None if how is None else HostileFortranBlas(h, rng).functions()
                 mp.setattr(rec, "np", _NumpyWithLinalg(base, _LyingInverse(rng, np.linalg)))
                 if hasattr(rec, "_lapack"):
                     mp.setattr(rec, "_lapack", _LyingInverse(rng, lapack))
