@@ -68,9 +68,10 @@ RECONSTRUCT_CHUNK = 32
 #: Inner chunk length of the dsymm Y = X̃U (Lemma 2.5 over X̃'s columns: three BLAS calls per chunk) when n > 2·this.
 RECONSTRUCT_SYMM_CHUNK = 128
 #: Smallest order at which Theorem G-R is worth trying in mode auto (the caller's gate). Measured (one thread,
-#: loaded machine, bench/bench_reconstruct.py): at 384 (all-MiniLM-L6-v2's FFN matrices) G-R and G-T cost the
-#: same (±0.05× the peer), at 768×3072 G-R saves 0.30–0.32× the peer (≈ 21 ms of ≈ 90).
-RECONSTRUCT_MIN_ORDER = 512
+#: loaded machine, proofs/enclosure-reconstruct.md §7): at 384 (all-MiniLM-L6-v2's FFN matrices) G-R costs 0.91× G-T
+#: alone, 0.98× through auto's hook (its width decisions included), within auto's width targets; at 768×3072
+#: it saves 0.33–0.39× the peer (≈ 25 ms of ≈ 92).
+RECONSTRUCT_MIN_ORDER = 384
 #: Gram squarings of Lemma T6 for ‖T_j‖₂ and ‖S̃_j‖₂ (overestimate ≤ b^{1/2^{L+1}}: ≤ 1.12 at b = 32).
 NORM_SQUARINGS = 4
 
