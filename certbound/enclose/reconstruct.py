@@ -779,9 +779,10 @@ def certify_reconstructed(
         ``(c, d, e, tau)`` of :func:`householder_reflectors` on this G, if the caller has them (one ``dsytrd``
         shared with Theorem G-T's fallback); read only.
     predict : callable, optional
-        ``predict(e_estimate) -> bool``, called before the reconstruction loop with an estimate of the
-        final ē (Ĝ's units; not a bound: measured 0.9–1.16× the final value, proofs/enclosure-reconstruct.md §7);
-        False stops the certificate there (returns None). For the caller's cheap width-target decision.
+        ``predict(e_estimate) -> bool``, called up to twice with an estimate of the final ē (Ĝ's units; not a
+        bound): first from d, e only, before any other work (0.78–0.97× the final value), then before the
+        reconstruction loop (0.84–1.09×; proofs/enclosure-reconstruct.md §6–§7). False stops the certificate
+        there (returns None). For the caller's cheap width-target decision.
 
     Returns
     -------
