@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["as_exact_float64_matrix", "ExactOperand", "exact_float64_operand", "power_of_two_scaling",
-           "any_tiny_nonzero"]
+__all__ = ["as_exact_float64_matrix", "ExactOperand", "exact_float64_operand", "exact_float64_operand_amax",
+           "power_of_two_scaling", "any_tiny_nonzero"]
 
 #: Entries per block of the blockwise passes below (2 MiB of float64): a
 #: pass over a big matrix never allocates a full-size temporary.
@@ -200,6 +200,59 @@ def exact_float64_operand(W: object, name: str = "W", *, allow_transpose: bool =
     base = np.asarray(source) if not isinstance(source, np.ma.MaskedArray) else source
     owned = isinstance(W, np.ndarray) and not np.may_share_memory(out, base)
     return ExactOperand(out, bool(transposed), bool(owned))
+
+
+def exact_float64_operand_amax(W: object, name: str = "W", *, allow_transpose: bool = True
+                               ) -> tuple[ExactOperand, float]:
+    """:func:`exact_float64_operand` and ``max|w|``, the finiteness check made by the max and the min themselves.
+
+    For a float64 W that needs no conversion (C-contiguous, or Fortran-contiguous and transposed) the
+    separate finiteness pass is not made: NaN propagates through ``max`` and ``min`` and an infinite
+    entry is the maximum or the minimum, so both are finite exactly when every entry is
+    (proofs/enclosure.md §5, *Input check*); otherwise the same error as :func:`as_exact_float64_matrix`
+    is raised. Converted inputs take :func:`exact_float64_operand` and then the max and min.
+
+    Parameters
+    ----------
+    W, name, allow_transpose : as for :func:`exact_float64_operand`.
+
+    Returns
+    -------
+    op : ExactOperand
+        As :func:`exact_float64_operand` returns it.
+    amax : float
+        ``max |w|`` over the entries (0.0 for an empty W), exactly.
+
+    Raises
+    ------
+    ValueError
+        As :func:`as_exact_float64_matrix`.
+
+    Examples
+    --------
+    >>> op, amax = exact_float64_operand_amax(np.array([[1.0, -3.0], [2.0, 0.5]]))
+    >>> amax, op.transposed
+    (3.0, False)
+    >>> exact_float64_operand_amax(np.array([[1.0, np.inf]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: W: matrix has 1 NaN/Inf entries (first at (0, 1)); certbound only certifies finite matrices
+    """
+    a = W if isinstance(W, np.ndarray) and not isinstance(W, np.ma.MaskedArray) else None
+    transposed = (allow_transpose and a is not None and a.ndim == 2 and a.flags.f_contiguous
+                  and not a.flags.c_contiguous)
+    source = a.T if transposed else W
+    if type(source) is np.ndarray and source.dtype == np.float64 and source.ndim == 2 and source.flags.c_contiguous:
+        owned = not np.may_share_memory(source, source)  # (as exact_float64_operand decides it: True only if empty)
+        if not source.size:
+            return ExactOperand(source, bool(transposed), bool(owned)), 0.0
+        mx, mn = float(source.max()), float(source.min())
+        if not (math.isfinite(mx) and math.isfinite(mn)):
+            _raise_non_finite(source, name)
+        return ExactOperand(source, bool(transposed), bool(owned)), max(mx, -mn)
+    op = exact_float64_operand(W, name, allow_transpose=allow_transpose)
+    A = op.array
+    return op, (max(float(A.max()), -float(A.min())) if A.size else 0.0)
 
 
 def any_tiny_nonzero(W: np.ndarray, threshold: float) -> bool:
