@@ -752,9 +752,9 @@ def _abs_congruence_norm_upper(aR: np.ndarray, G: np.ndarray, absolute: np.ndarr
 
 #: From this inner dimension d on, mode ``auto``'s Lemma 11.2 certifies the d×d matrices M̂ by Lemma 11.3 (Theorem
 #: G-T on a Householder tridiagonal: ``dsytrd``, ``dorgqr``, ``dsterf`` and stacked Sturm counts) instead of Theorem G
-#: on a batched ``eigh`` with eigenvectors. Measured (one thread, CPU per 24 slices, the certificate's own bounds
-#: included): d = 64: 6.6 against 8.7 ms; d = 32: 1.9 against 2.1 ms — within the noise, so MiniLM's 384×32 heads
-#: keep Theorem G (session 8).
+#: on a batched ``eigh`` with eigenvectors. Measured (one thread, loaded machine, CPU per 24 slices of the heads' M̂,
+#: the certificate's own bounds included): d = 64 (GPT-2): 8.6–8.9 against 9.9–10.3 ms; d = 32 (MiniLM): 2.15–2.32
+#: against 2.17–2.37 — no gain, so the 384×32 heads keep Theorem G (session 8, /tmp/s8h/ends.py).
 THEOREM_GT_MIN_INNER = 48
 
 
