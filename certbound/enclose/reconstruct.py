@@ -63,15 +63,16 @@ __all__ = [
 #: ‖|U_j|‖ ~ √b per block but the number of blocks K = k/b falls; measured on all-MiniLM-L6-v2's FFN
 #: matrices (proofs/enclosure-reconstruct.md §7).
 RECONSTRUCT_BLOCK = 32
-#: Row-chunk length of the n-long inner products S = VᵀV and Z = VᵀY (Lemma 2.5: γ_{c+q−1} instead of γ_n).
+#: Row-chunk length of the n-long inner products S̃ = VᵀV and M = ŨᵀY (Lemma 2.5: γ_{c+q−1} instead of γ_n).
 RECONSTRUCT_CHUNK = 32
 #: Inner chunk length of the dsymm Y = X̃U (Lemma 2.5 over X̃'s columns: three BLAS calls per chunk) when n > 2·this.
 RECONSTRUCT_SYMM_CHUNK = 128
-#: Smallest order at which Theorem G-R is worth trying in mode auto (the caller's gate). Measured (one thread,
-#: loaded machine, proofs/enclosure-reconstruct.md §7): at 384 (all-MiniLM-L6-v2's FFN matrices) G-R costs 0.91× G-T
-#: alone, 0.98× through auto's hook (its width decisions included), within auto's width targets; at 768×3072
-#: it saves 0.33–0.39× the peer (≈ 25 ms of ≈ 92).
-RECONSTRUCT_MIN_ORDER = 384
+#: Smallest order at which Theorem G-R is worth trying in mode auto (the caller's gate; enclosure.md §12: where it
+#: costs measurably less than Theorem G-T, at equal cost width decides). Measured (one thread, loaded machine,
+#: proofs/enclosure-reconstruct.md §7): at 384 (all-MiniLM-L6-v2's FFN matrices) G-R costs 0.91× G-T alone but
+#: 0.98–0.995× through auto's hook (within noise) for 7× wider σ, so G-T keeps 384; at 768×3072 G-R saves
+#: 0.33–0.39× the peer (≈ 25 ms of ≈ 92).
+RECONSTRUCT_MIN_ORDER = 512
 #: Gram squarings of Lemma T6 for ‖T_j‖₂ and ‖S̃_j‖₂ (overestimate ≤ b^{1/2^{L+1}}: ≤ 1.12 at b = 32).
 NORM_SQUARINGS = 4
 
@@ -138,7 +139,11 @@ def _fortran_output(C: np.ndarray) -> int:
 
 
 def _gemm(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
-    """``C[...] = fl(A @ B)`` by BLAS ``dgemm`` on strided views (C F-ordered): a classical product, inner A.shape[1]."""
+    """``C[...] = fl(A @ B)`` by BLAS ``dgemm`` on strided views (C F-ordered): a classical product, inner A.shape[1].
+
+    The checked reference form of the raw-address call in :func:`_reconstruct`'s loop (same BLAS routine and
+    arguments; tested on exact integer views).
+    """
     (ta, lda), (tb, ldb), ldc = _fortran_operand(A), _fortran_operand(B), _fortran_output(C)
     m, kk = A.shape
     n = B.shape[1]
@@ -151,7 +156,11 @@ def _gemm(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
 
 
 def _symm_lower(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
-    """``C[...] = fl(Â @ B)`` by ``dsymm`` where Â is the symmetric matrix of A's lower triangle (A F-ordered)."""
+    """``C[...] = fl(Â @ B)`` by ``dsymm`` where Â is the symmetric matrix of A's lower triangle (A F-ordered).
+
+    The checked reference form of the raw-address call in :func:`_reconstruct`'s loop (same BLAS routine and
+    arguments; tested on exact integer views).
+    """
     (ta, lda), (tb, ldb), ldc = _fortran_operand(A), _fortran_operand(B), _fortran_output(C)
     m, n = B.shape
     if ta != b"N" or tb != b"N" or A.shape != (m, m) or C.shape != (m, n):
@@ -163,7 +172,11 @@ def _symm_lower(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
 
 
 def _syr2k_lower_minus(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
-    """Lower triangle of C ← fl(C − A Bᵀ − B Aᵀ) by ``dsyr2k`` (α = −1, β = 1; A, B, C F-ordered views)."""
+    """Lower triangle of C ← fl(C − A Bᵀ − B Aᵀ) by ``dsyr2k`` (α = −1, β = 1; A, B, C F-ordered views).
+
+    The checked reference form of the raw-address call in :func:`_reconstruct`'s loop (same BLAS routine and
+    arguments; tested on exact integer views).
+    """
     (ta, lda), (tb, ldb), ldc = _fortran_operand(A), _fortran_operand(B), _fortran_output(C)
     n, kk = A.shape
     if ta != b"N" or tb != b"N" or B.shape != (n, kk) or C.shape != (n, n):
@@ -342,7 +355,7 @@ def reconstruction_bounds(
     block : int
         Reflectors per block b ≥ 1.
     chunk : int
-        Row-chunk length of Lemma 2.5 for S̃_j and Z_j.
+        Row-chunk length of Lemma 2.5 for S̃_j and M_j.
     symm_chunk : int
         Inner chunk length of Y = X̃U (Lemma 2.5) when n > 2·symm_chunk.
     predict : callable, optional
