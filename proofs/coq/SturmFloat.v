@@ -516,7 +516,7 @@ Hypothesis weyl : forall f c,
   forall j, (j < n)%nat -> Rabs (lam f j - lam e j) <= c.
 
 (** [delta >= 2 emx rho], [emx >= |e k|] (the code's [sturm_perturbation]:
-    [2 max|e| rho] in Arb, rounded up). *)
+    [succ(fl(K max|e|))], [K >= 2 rho] from Arb: [sturm_perturbation_code]). *)
 Variables (emx delta : R).
 Hypothesis emx_nonneg : 0 <= emx.
 Hypothesis emx_ge : forall k, (S k < n)%nat -> Rabs (e k) <= emx.
@@ -636,10 +636,11 @@ Hypothesis sylvester : forall f,
 Hypothesis weyl : forall f c,
   opbound n n (fun i j => trim d f i j - trim d e i j) c ->
   forall j, (j < n)%nat -> Rabs (lam f j - lam e j) <= c.
-(** [delta]: the float [rho] of [sturm_perturbation], [float_upper] of an
-    Arb ball that contains [2 emx rho] for [emx = max|e k|] (exact in
-    floats; Arb's containment F6 and [Outward.float_upper_sound]); the
-    code returns [0.0] when there is no nonzero [e k]. *)
+(** [delta]: the float [rho] of [sturm_perturbation],
+    [nextafter(K emx, +inf)] with [K >= 2 rho] from Arb (F6) and
+    [emx = max|e k|] (exact in floats), [>= 2 emx rho] by
+    [sturm_perturbation_code]; the code returns [0.0] when there is no
+    nonzero [e k]. *)
 Variables (emx delta : R).
 Hypothesis emax_nonneg : 0 <= emx.
 Hypothesis emax_ge : forall k, (S k < n)%nat -> Rabs (e k) <= emx.
@@ -1030,4 +1031,12 @@ Proof.
   destruct (BS.Bsign (f m)); destruct (Rlt_dec (B2R (f m)) 0); try reflexivity.
   - exfalso. apply n, E. reflexivity.
   - exfalso. apply E in r. discriminate.
+Qed.
+
+(** [sturm_perturbation] since 757178f: [delta = nextafter(K * emx, +inf)]
+    with a float [K >= 2 rho] from Arb ([tridiagonal._rho_factor], F6):
+    [delta_ge] holds (Lemma 10.1; [emx = max|e k|] is exact). *)
+Lemma sturm_perturbation_code : forall emx K, 0 <= emx -> 2 * rho <= K -> 2 * emx * rho <= succ radix2 fexp (fl (K * emx)).
+Proof.
+  intros emx K He HK. apply step_up. pose proof rho_nonneg. nra.
 Qed.
