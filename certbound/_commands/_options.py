@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from certbound.checkpoints import PACKAGED_CHECKPOINTS
+from certbound.enclose.gram import TRIDIAGONAL_MIN_ORDER
+from certbound.enclose.reconstruct import RECONSTRUCT_MIN_ORDER
 from certbound.pipeline import DEFAULT_SPECTRUM_MODE, SPECTRUM_MODES
 from certbound.report.writers import write_all
 
@@ -34,8 +36,8 @@ SPECTRUM_MODE_HELP = ("certificate mode of the singular-value kernel (default au
                       "certificate with sigma widths <= 1e-8 relative (Gram-matrix certificate for dense matrices, "
                       "Gram-factor route for heads), else fast; every mode is certified). The certificate used is "
                       "recorded per matrix: fast, tight, arb, gram (Theorem G), gram-tri (Theorem G-T: tridiagonal "
-                      "and Sturm counts, from order 192), gram-rec (Theorem G-R, auto from order 512 where it is "
-                      "cheaper and meets the target), fast+gram or fast+gram-tri (auto where gram missed the "
+                      f"and Sturm counts, from order {TRIDIAGONAL_MIN_ORDER}), gram-rec (Theorem G-R, auto from order "
+                      f"{RECONSTRUCT_MIN_ORDER} where it is cheaper and meets the target), fast+gram or fast+gram-tri (auto where gram missed the "
                       "target, and on small matrices, where both cost about the same), product (per-head products), zero, or trivial ([0, inf], with a warning)")
 
 
