@@ -10,7 +10,8 @@
     block's floats ([gr_block_bound_u]). *)
 
 From Coq Require Import Reals Psatz.
-From Certbound Require Import NormBounds Lemma112 CourantFischer TheoremGR R4Support TheoremGRU.
+From Certbound Require Import NormBounds Lemma112 CourantFischer TheoremGR R4Support TheoremGRU FPModel Summation OneStep GRTable.
+From Flocq Require Import Core.
 Open Scope R_scope.
 
 Section SupportU.
@@ -137,4 +138,84 @@ Proof.
   apply (r4_support_u s n b V U X Xp HV0 HU0 HX1 HX2).
   exact (lemma_r3_u n b Xt V U Y M H W Xp (fun i j => HXs (s + i)%nat (s + j)%nat)
            nu eps eY eM eH eW e5 HV HQ HY HM HH HW H5 He).
+Qed.
+
+Local Notation succ := (Ulp.succ radix2 fexp).
+
+(** ** One block from the evaluation model, session-8 form
+
+    [GRTable.gr_block_float] for [Q_j = I - V_j U~_j^T]: the code's floats
+    [Y = fl(X~ U~)], [M = fl(U~^T Y)] (row chunks over the [kp] padded rows,
+    [U~]'s rows [>= n] zero), [H^T = fl(M^T V^T)], [W], [X'] computed by ANY
+    evaluation of each entry, the helpers' norms, Lemma R.1′'s [nu], [eps]:
+    [_bounds]' [delta] (with its [_up] on the [eta] terms) bounds
+    [||X_new - Q_j X Q_j^T||_2] on the whole iterate. *)
+Lemma up_mono : forall y z, y <= z -> Ulp.succ radix2 fexp (fl y) <= Ulp.succ radix2 fexp (fl z).
+Proof. intros y z H. apply succ_le; [auto with typeclass_instances|apply fl_format|apply fl_format|apply fl_le, H]. Qed.
+
+Lemma le_succ_fl : forall x, fl x <= Ulp.succ radix2 fexp (fl x).
+Proof. intros x. apply succ_ge_id. Qed.
+
+Theorem gr_block_float_u : forall s n b kp (V U X Y M Ht W Xp : nat -> nat -> R)
+    hY hM hH h5 gY gM gb g5 aU aV vm phi yF wF nuf epsf rt,
+  (forall l, V O l = 0) -> (forall l, U O l = 0) -> (forall r l, (n <= r < kp)%nat -> (l < b)%nat -> U r l = 0) ->
+  (forall a d, (a < s)%nat -> (s < d)%nat -> X a d = 0) ->
+  (forall a d, (a < s)%nat -> (s < d)%nat -> X d a = 0) ->
+  (forall i j, X i j = X j i) ->
+  let Xt := fun c d => X (s + c)%nat (s + d)%nat in
+  let Qn := msub idm (mmul b V (mtr U)) in
+  (forall i l, (i < n)%nat -> (l < b)%nat -> bounded_eval hY n (pairs_of n Xt U i l) (Y i l)) ->
+  (forall l l', (l < b)%nat -> (l' < b)%nat -> bounded_eval hM kp (pairs_of kp (mtr U) Y l l') (M l l')) ->
+  (forall l i, (l < b)%nat -> (i < n)%nat -> bounded_eval hH b (pairs_of b (mtr M) (mtr V) l i) (Ht l i)) ->
+  (forall i l, (i < n)%nat -> (l < b)%nat ->
+     format (Y i l) /\ format (Ht l i) /\ W i l = fl (Y i l - fl (Ht l i * / 2))) ->
+  (forall i j, (i < n)%nat -> (j < n)%nat ->
+     bounded_eval h5 (2 * b + 1) (syr2k_pairs b Xt V W i j) (Xp i j) \/
+     bounded_eval h5 (2 * b + 1) (syr2k_pairs b Xt V W j i) (Xp i j)) ->
+  INR hY * u <= / 2 -> gamma hY <= gY -> INR hM * u <= / 2 -> gamma hM <= gM ->
+  INR hH * u <= / 2 -> gamma hH <= gb -> INR h5 * u <= / 2 -> gamma h5 <= g5 ->
+  opbound n b (mabs U) aU -> opbound n b (mabs V) aV -> opbound n b (mmul b (mabs V) (mabs M)) vm ->
+  opbound n n (mabs Xt) phi -> opbound n b (mabs Y) yF -> opbound n b (mabs W) wF ->
+  opbound n b V nuf -> opbound n n (fun a c => mmul n (mtr Qn) Qn a c - idm a c) epsf -> 0 <= epsf ->
+  (1 <= b)%nat -> (1 <= n)%nat -> (n <= kp)%nat ->
+  4 * INR b + 2 <= 2 ^ 40 -> 4 * INR n <= 2 ^ 40 -> 4 * INR kp <= 2 ^ 40 -> INR (4 * kp) * INR b <= 2 ^ 40 ->
+  (4 * INR b + 2) * INR n <= 2 ^ 40 -> sqrt (INR n * INR b) <= rt -> 1 <= rt ->
+  let eYf := succ (fl (succ (fl (gY * succ (fl (phi * aU)))) + succ (fl (fl (fl (4 * INR n) * eta) * rt)))) in
+  let eMf := succ (fl (succ (fl (gM * succ (fl (aU * yF)))) + fl (fl (fl (4 * INR kp) * eta) * INR b))) in
+  let eHf := succ (fl (succ (fl (gb * vm)) + succ (fl (fl (fl (2 * INR b) * eta) * rt)))) in
+  let eWf := succ (fl (succ (fl (2 * u * wF)) + succ (fl (eta * rt)))) in
+  let e5f := succ (fl (succ (fl (g5 * succ (fl (phi + succ (fl (2 * succ (fl (aV * wF))))))))
+                       + fl (fl (fl (fl (4 * INR b) + 2) * eta) * INR n))) in
+  let hq := succ (fl (/ 2 * succ (fl (1 + succ (fl (sqrt (succ (fl (1 + epsf))))))))) in
+  let inner := succ (fl (succ (fl (succ (fl (hq * eYf)) + succ (fl (/ 2 * succ (fl (nuf * eMf))))))
+                         + succ (fl (succ (fl (/ 2 * eHf)) + eWf)))) in
+  opbound (s + n) (s + n)
+    (fun a c => xnew s X Xp a c
+                - mmul (s + n) (mmul (s + n) (fun a0 c0 => idm a0 c0 - mmul b (vbar s V) (mtr (vbar s U)) a0 c0) X)
+                    (mtr (fun a0 c0 => idm a0 c0 - mmul b (vbar s V) (mtr (vbar s U)) a0 c0)) a c)
+    (succ (fl (e5f + succ (fl (2 * succ (fl (nuf * inner))))))).
+Proof.
+  intros s n b kp V U X Y M Ht W Xp hY hM hH h5 gY gM gb g5 aU aV vm phi yF wF nuf epsf rt
+    HV0 HU0 HUp HX1 HX2 HXs Xt Qn HY HM HH HW H5 HuY HgY HuM HgM HuH HgH Hu5 Hg5
+    HaU HaV Hvm Hphi HyF HwF Hnu Heps Heps0 Hb1 Hn1 Hkp Hb Hn Hk Hkb Hbn Hrt Hrt1 eYf eMf eHf eWf e5f hq inner.
+  pose proof (pos_INR b) as Hb0.
+  assert (Hb4 : 4 * INR b <= 2 ^ 40) by lra. assert (Hb2 : 2 * INR b <= 2 ^ 40) by lra.
+  assert (EY : opbound n b (msub Y (mmul n Xt U)) eYf).
+  { eapply opbound_weaken; [apply (gr_eY_float n b Xt U Y hY gY phi aU rt); assumption|].
+    apply up_mono. apply Rplus_le_compat_l. apply le_succ_fl. }
+  assert (EM : opbound b b (msub M (mmul n (mtr U) Y)) eMf)
+    by (apply (gr_eZ_float n kp b U Y M hM gM aU yF); assumption).
+  assert (EH : opbound n b (msub (mtr Ht) (mmul b V M)) eHf).
+  { eapply opbound_weaken; [apply (gr_eH_float n b V M Ht hH gb vm rt); assumption|].
+    apply up_mono. apply Rplus_le_compat_l. apply le_succ_fl. }
+  assert (EW : opbound n b (msub W (msub Y (mscal (/ 2) (mtr Ht)))) eWf).
+  { eapply opbound_weaken; [apply (gr_eW_float n b Y (mtr Ht) W wF rt); [|assumption..]; intros i l Hi Hl; exact (HW i l Hi Hl)|].
+    apply up_mono. apply Rplus_le_compat_l. apply le_succ_fl. }
+  assert (E5 : opbound n n (msub Xp (msub (msub Xt (mmul b V (mtr W))) (mmul b W (mtr V)))) e5f)
+    by (apply (gr_e5_float n b Xt V W Xp h5 g5 phi aV wF); try assumption; intros i j; apply HXs).
+  pose proof (gr_block_bound_u s n b V U X Xp Y M (mtr Ht) W nuf epsf eYf eMf eHf eWf e5f
+                HV0 HU0 HX1 HX2 HXs Hnu Heps Heps0 EY EM EH EW E5) as HB.
+  apply (opbound_weaken _ _ _ _ _ HB).
+  destruct EY as [HY0 _], EM as [HM0 _], EH as [HH0 _], EW as [HW0 _], E5 as [H50 _]. destruct Hnu as [Hnu0 _].
+  apply (gr_delta_u_float e5f nuf epsf eYf eMf eHf eWf e5f nuf epsf eYf eMf eHf eWf); lra.
 Qed.
