@@ -31,6 +31,7 @@ import numpy as np
 
 from certbound.ball import float_upper, working_precision
 from certbound.enclose.fperror import _MAX_K, ETA, UNIT_ROUNDOFF, gamma
+from certbound.enclose.tridiagonal import _rho_factor
 
 __all__ = [
     "up",
@@ -457,14 +458,8 @@ _STURM_TINY = 2.0**-300
 _STURM_TAU = 2.0**-400
 
 
-@functools.lru_cache(maxsize=None)
-def _sturm_rho_factor() -> float:
-    """A float K ≥ 2(√((1+u)²/(1−u)³) − 1): Lemma S's ρ ≤ K·max|eᵢ| (evaluated in Arb, rounded up)."""
-    with working_precision():
-        from flint import arb
-
-        u = arb(2) ** -53
-        return float_upper(2 * (((1 + u) ** 2 / (1 - u) ** 3).sqrt() - 1))
+#: A float K ≥ 2(√((1+u)²/(1−u)³) − 1): Lemma S's ρ ≤ K·max|eᵢ| (Arb, rounded up once; the per-matrix path's K).
+_sturm_rho_factor = _rho_factor
 
 
 def tridiagonal_eigenvalue_brackets(dg: np.ndarray, off: np.ndarray, approx: np.ndarray, spread: np.ndarray
