@@ -73,7 +73,7 @@ from certbound.ball import (
     working_precision,
 )
 from certbound.enclose import fperror
-from certbound.enclose._input import exact_float64_operand, power_of_two_scaling
+from certbound.enclose._input import exact_float64_operand_amax, power_of_two_scaling
 
 __all__ = [
     "RankBounds",
@@ -938,12 +938,12 @@ def enclose_singular_values(W: Any, mode: str = "fast", exact_rank: bool = False
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     # A Fortran-ordered W is certified as its C-ordered transpose (no copy;
     # σ(Wᵀ) = σ(W)); a conversion copy is ours to scale in place (§5).
-    op = exact_float64_operand(W)
+    # max|a| once (two SIMD reductions, which also decide finiteness, §5 "Input check"): the zero test here, the
+    # unscaled test of modes gram/auto.
+    op, amax = exact_float64_operand_amax(W)
     A = op.array
     shape = (int(A.shape[1]), int(A.shape[0])) if op.transposed else (int(A.shape[0]), int(A.shape[1]))
     k = min(shape)
-    # max|a| once (two SIMD reductions, cheaper than np.any): the zero test here, the unscaled test of modes gram/auto.
-    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0
     if k == 0 or amax == 0:
         return _zero_enclosure(shape)
     rank_upper = k
